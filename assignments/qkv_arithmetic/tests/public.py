@@ -1,0 +1,54 @@
+"""Public tests of problem 1 (qkv_arithmetic): shapes and the worked example of the notes."""
+
+import numpy as np
+import torch
+
+from autograder.testkit import Call, expect_equal, test_case
+
+OK_FORMAT = False
+name = "qkv_arithmetic_public"
+
+# The worked example: three tokens h1, h2, h3 as rows, and the three weight matrices.
+H = torch.tensor([[5.0, 1.0], [4.0, 3.0], [-2.0, 6.0]], dtype=torch.float64)
+W_q = torch.tensor([[1.0, 0.0], [2.0, 9.0]], dtype=torch.float64)
+W_k = torch.tensor([[0.0, 1.0], [6.0, 0.0]], dtype=torch.float64)
+W_v = torch.tensor([[4.0, 3.0], [9.0, 1.0]], dtype=torch.float64)
+Q, K, V = H @ W_q.T, H @ W_k.T, H @ W_v.T
+
+
+@test_case(points=1, hidden=False)
+def test_qkv_worked_example(qkv_arithmetic):
+    Call(qkv_arithmetic.qkv, H, W_q, W_k, W_v).matches_reference()
+
+
+@test_case(points=1, hidden=False)
+def test_qkv_shapes_with_d_out_different_from_d_in(qkv_arithmetic):
+    g = torch.Generator().manual_seed(1)
+    H_wide = torch.randn(5, 4, generator=g, dtype=torch.float64)
+    W = [torch.randn(3, 4, generator=g, dtype=torch.float64) for _ in range(3)]
+    Call(qkv_arithmetic.qkv, H_wide, *W).matches_reference()
+
+
+@test_case(points=1, hidden=False)
+def test_scores_worked_example(qkv_arithmetic):
+    call = Call(qkv_arithmetic.attention_scores, Q, K)
+    got = call.matches_reference()
+    expect_equal(got[1], np.array([1054.0, 852.0, -396.0]), called=call.shown + "[1]  (the scores of query 2)")
+
+
+@test_case(points=1, hidden=False)
+def test_softmax_small_vector(qkv_arithmetic):
+    Call(qkv_arithmetic.softmax, torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]], dtype=torch.float64)).matches_reference()
+
+
+@test_case(points=1, hidden=False)
+def test_softmax_attention_worked_example_scaled_down(qkv_arithmetic):
+    # At the original scale softmax saturates to one-hot; a tenth of it keeps the weights informative.
+    Call(qkv_arithmetic.softmax_attention, Q / 10, K / 10, V, scale=0.5).matches_reference()
+
+
+@test_case(points=1, hidden=False)
+def test_argmax_attention_worked_example(qkv_arithmetic):
+    call = Call(qkv_arithmetic.argmax_attention, Q, K, V)
+    got = call.matches_reference()
+    expect_equal(got[1], np.array([23.0, 46.0]), called=call.shown + "[1]  (the output of query 2)")

@@ -1,0 +1,144 @@
+"""One call of a student function, compared with the reference on the same inputs.
+
+``Call(student.fn, *args, **kwargs)`` runs the student's function in the sandbox once and
+the reference's in the grader; on a mismatch the message names the call, what was
+expected, what came back and where they differ, plus the hint of any known mistake whose
+output matches the student's.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from . import checks, solutions
+from .proxy import StudentFunction
+from .sandbox.wire import Named, Seeded
+
+_UNSET = object()
+HINT_MAX_ELEMENTS = 2_000_000
+
+
+def _short(value: Any) -> str:
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        dtype = str(value.dtype).replace("torch.", "")
+        return f"{dtype}{list(value.shape)}"
+    if isinstance(value, (list, tuple)) and len(value) > 6:
+        return f"<{type(value).__name__} of {len(value)}>"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def describe_call(module: str, func: str, args: tuple, kwargs: dict) -> str:
+    """``module.func(Q=float64[3, 2], scale=0.1)``, naming arguments from the reference's signature."""
+    try:
+        bound = inspect.signature(getattr(solutions.reference(module), func)).bind_partial(*args, **kwargs)
+        parts = [f"{k}={_short(v)}" for k, v in bound.arguments.items()]
+    except (TypeError, AttributeError, FileNotFoundError):
+        parts = [_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()]
+    return f"{module}.{func}({', '.join(parts)})"
+
+
+def materialize(value: Any) -> Any:
+    """The grader-side object for an argument: a real generator or function, a fresh tensor copy."""
+    import torch
+
+    from .sandbox import callables
+
+    if isinstance(value, Seeded):
+        return torch.Generator().manual_seed(value.seed)
+    if isinstance(value, Named):
+        return callables.build(value.name)
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(materialize(v) for v in value)
+    if isinstance(value, dict):
+        return {k: materialize(v) for k, v in value.items()}
+    return copy.deepcopy(value)
+
+
+def _size(value: Any) -> int:
+    if hasattr(value, "numel"):
+        return int(value.numel())
+    if isinstance(value, np.ndarray):
+        return int(value.size)
+    if isinstance(value, (list, tuple)):
+        return sum(_size(v) for v in value)
+    return 1
+
+
+def _plain(value: Any) -> Any:
+    """Reference outputs in the same form as values that crossed the sandbox."""
+    if hasattr(value, "detach"):
+        return value.detach().cpu().numpy()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+class Call:
+    """A student call plus everything needed to judge it."""
+
+    def __init__(self, fn: StudentFunction, *args: Any, **kwargs: Any) -> None:
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.module, self.func = fn.module, fn.func
+        self._got: Any = _UNSET
+
+    @property
+    def shown(self) -> str:
+        """How the call reads in a message."""
+        return describe_call(self.module, self.func, self.args, self.kwargs)
+
+    def result(self) -> Any:
+        """The student's value (computed once)."""
+        if self._got is _UNSET:
+            self._got = self.fn(*self.args, **self.kwargs)
+        return self._got
+
+    def run_trusted(self, impl: Callable) -> Any:
+        """Run a trusted implementation on fresh copies of the same inputs."""
+        return _plain(impl(*materialize(self.args), **materialize(self.kwargs)))
+
+    def reference(self) -> Any:
+        """The reference's value on the same inputs."""
+        return self.run_trusted(getattr(solutions.reference(self.module), self.func))
+
+    def tolerance(self, rtol: float | None) -> checks.Tolerance:
+        return checks.Tolerance(rtol) if rtol is not None else checks.tolerance_for(self.args, self.kwargs)
+
+    def matches(self, expected: Any, rtol: float | None = None, hints: bool = True) -> Any:
+        """Fail unless the student's value matches ``expected``; return the student's value."""
+        got = self.result()
+        tol = self.tolerance(rtol)
+        diff = checks.difference(got, expected, tol)
+        if diff:
+            lines = [f"Called: {self.shown}", f"Expected: {checks.describe(expected)}", f"Got: {checks.describe(got)}", f"Where: {diff}"]
+            lines += [f"Hint: {h}" for h in (self.hints(got, expected, tol) if hints else [])]
+            raise checks.CheckFailure("\n".join(lines))
+        return got
+
+    def matches_reference(self, rtol: float | None = None, hints: bool = True) -> Any:
+        """Fail unless the student's value matches the reference's on the same inputs."""
+        self.result()
+        return self.matches(self.reference(), rtol=rtol, hints=hints)
+
+    def hints(self, got: Any, expected: Any, tol: checks.Tolerance) -> list[str]:
+        """Hints of the known mistakes whose output here equals the student's (and not the reference's)."""
+        if _size(self.args) + _size(self.kwargs) > HINT_MAX_ELEMENTS:
+            return []
+        found = []
+        for variant in solutions.mistakes(self.module):
+            try:
+                impl = getattr(variant.load(), self.func)
+                out = self.run_trusted(impl)
+                if checks.difference(got, out, tol) is None and checks.difference(out, expected, tol) is not None:
+                    found.append(variant.hint)
+            except Exception:  # noqa: BLE001 - a mistake that cannot run here gives no hint
+                continue
+        return list(dict.fromkeys(found))

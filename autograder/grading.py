@@ -1,0 +1,71 @@
+"""Grade one submission: locate modules, start the sandbox, run each problem's tests."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from . import manifest, submission
+from .manifest import Assignment, Problem
+from .proxy import StudentModule
+from .runner import TestSpec, load_tests, run_test
+from .sandbox import policy
+from .sandbox.client import WorkerSession
+from .scores import GradeReport, ProblemResult, TestResult
+
+
+def grade(
+    path: Path,
+    assignment: Assignment | None = None,
+    include_hidden: bool = True,
+    modules: list[str] | None = None,
+) -> GradeReport:
+    """Grade the submission at ``path``; never raises for anything the submission contains."""
+    start = time.perf_counter()
+    assignment = assignment or manifest.load()
+    problems = [p for p in assignment.problems if modules is None or p.module in modules]
+    tests = {p.module: load_tests(p, include_hidden) for p in problems}
+    notes = [policy.detect().describe()]
+    try:
+        located = submission.locate(Path(path), assignment.modules)
+    except submission.SubmissionError as exc:
+        notes.insert(0, str(exc))
+        results = [_unavailable(p, tests[p.module], f"not graded: {exc}") for p in problems]
+        return GradeReport(str(path), results, notes, time.perf_counter() - start)
+    if located.ignored:
+        notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
+    staged = submission.stage(located)
+    session = WorkerSession(staged, memory_mb=assignment.max_memory_mb)
+    try:
+        if any(p.module in located.sources for p in problems):
+            session.start()
+        results = []
+        for problem in problems:
+            if problem.module not in located.sources:
+                results.append(_unavailable(problem, tests[problem.module], located.problems[problem.module]))
+                continue
+            results.append(grade_problem(problem, tests[problem.module], session))
+    finally:
+        session.close()
+        submission.discard(staged)
+    return GradeReport(str(path), results, notes, time.perf_counter() - start)
+
+
+def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession) -> ProblemResult:
+    """Run one problem's tests against its module in ``session``."""
+    mark = session.output.mark()
+    env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds)}
+    result = ProblemResult(problem.module, problem.title, problem.points)
+    for spec in tests:
+        result.tests.append(run_test(spec, env, problem.module))
+    broken = session.broken.get(problem.module)
+    if broken:
+        result.status = broken.splitlines()[0]
+    result.output = session.output.since(mark)
+    return result
+
+
+def _unavailable(problem: Problem, tests: list[TestSpec], reason: str) -> ProblemResult:
+    result = ProblemResult(problem.module, problem.title, problem.points, status=reason)
+    result.tests = [TestResult(problem.module, s.name, s.points, s.hidden, False, reason) for s in tests]
+    return result

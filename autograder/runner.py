@@ -1,0 +1,75 @@
+"""Run otter-format test files against a dict of names (the student's module proxies)."""
+
+from __future__ import annotations
+
+import inspect
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .checks import REVEAL
+from .manifest import ManifestError, Problem
+from .scores import TestResult
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """One ``@test_case`` function read from a test file."""
+
+    file: Path
+    name: str
+    points: float
+    hidden: bool
+    func: Callable[..., None]
+
+
+def load_test_file(path: Path, hidden: bool) -> list[TestSpec]:
+    """Execute a test file and collect its test cases in definition order."""
+    namespace: dict[str, Any] = {"__file__": str(path), "__name__": f"tests_{path.stem}"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)  # noqa: S102 - staff code
+    if namespace.get("OK_FORMAT") is not False:
+        raise ManifestError(f"{path}: an exception-based otter test file must set OK_FORMAT = False")
+    specs = []
+    for value in namespace.values():
+        if hasattr(value, "test_func") and hasattr(value, "points") and hasattr(value, "hidden"):
+            if value.points is None:
+                raise ManifestError(f"{path}: test {value.test_func.__name__} has no points=")
+            if bool(value.hidden) != hidden:
+                listed = "hidden" if hidden else "public"
+                raise ManifestError(f"{path}: test {value.test_func.__name__} has hidden={value.hidden} but the file is listed as {listed}")
+            name = value.name or value.test_func.__name__.removeprefix("test_")
+            specs.append(TestSpec(path, name, float(value.points), hidden, value.test_func))
+    if not specs:
+        raise ManifestError(f"{path}: no @test_case functions found")
+    return specs
+
+
+def load_tests(problem: Problem, include_hidden: bool) -> list[TestSpec]:
+    """Every test of ``problem``; with hidden tests, their points must add up to the manifest's."""
+    specs = [s for path, hidden in problem.test_files(include_hidden) for s in load_test_file(path, hidden)]
+    total = sum(s.points for s in specs)
+    if include_hidden and abs(total - problem.points) > 1e-9:
+        raise ManifestError(f"{problem.folder / 'problem.yaml'}: key 'points' is {problem.points:g} but its tests add up to {total:g}")
+    return specs
+
+
+def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
+    """Call one test function with arguments taken from ``env`` by name, as otter does."""
+    params = inspect.signature(spec.func).parameters
+    kwargs = {p: env if p == "env" else env.get(p) for p in params}
+    token = REVEAL.set(not spec.hidden)
+    start = time.perf_counter()
+    try:
+        spec.func(**kwargs)
+        passed, message = True, ""
+    except AssertionError as exc:
+        passed, message = False, str(exc) or "a check failed"
+    except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        passed = False
+        message = f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line {where.lineno})"
+    finally:
+        REVEAL.reset(token)
+    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start)

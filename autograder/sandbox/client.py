@@ -1,0 +1,306 @@
+"""The grader's side of the sandbox: start a worker, send calls, enforce the wall clock.
+
+A ``WorkerSession`` serves one submission. It starts a worker lazily, imports a module on
+its first call, and replaces a worker that was killed (timeout) or died (crash, exit,
+memory) with a fresh one for the next call. Every failure comes back as a
+``StudentCallError`` carrying a message written for the student.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import select
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import policy, wire
+
+STARTUP_SECONDS = 120.0
+OUTPUT_LIMIT = 64 * 1024
+
+
+class StudentCallError(AssertionError):
+    """A call into student code failed: it raised, timed out, crashed, or returned garbage."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+@dataclass
+class OutputBuffer:
+    """Keeps the first ``OUTPUT_LIMIT`` bytes a worker prints and counts the rest."""
+
+    data: bytearray = field(default_factory=bytearray)
+    dropped: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def feed(self, chunk: bytes) -> None:
+        with self.lock:
+            room = OUTPUT_LIMIT - len(self.data)
+            self.data += chunk[: max(room, 0)]
+            self.dropped += max(len(chunk) - max(room, 0), 0)
+
+    def text(self) -> str:
+        return self.since(0)
+
+    def mark(self) -> int:
+        """A position to read new output from later."""
+        with self.lock:
+            return len(self.data) + self.dropped
+
+    def since(self, mark: int) -> str:
+        """Output printed after ``mark`` (within what was kept)."""
+        with self.lock:
+            text = bytes(self.data[mark:]).decode("utf-8", "replace") if mark < len(self.data) else ""
+            return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
+
+
+class _Worker:
+    """One live worker process and its pipes."""
+
+    def __init__(self, submission: Path, memory_mb: int, output: OutputBuffer) -> None:
+        protections = policy.detect()
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        self.marker = secrets.token_hex(8)
+        env = dict(policy.worker_env(), AUTOGRADER_WORKER=self.marker)
+        cmd = policy.worker_command(protections, submission, memory_mb, fd_in=req_r, fd_out=rep_w)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            pass_fds=(req_r, rep_w), env=env, start_new_session=True, cwd="/",
+        )
+        os.close(req_r)
+        os.close(rep_w)
+        self.to_worker, self.from_worker = req_w, rep_r
+        self.drain = threading.Thread(target=self._drain, args=(self.proc.stdout, output), daemon=True)
+        self.drain.start()
+        self.killed_by_us = False
+
+    @staticmethod
+    def _drain(stream, output: OutputBuffer) -> None:
+        for chunk in iter(lambda: stream.read1(65536), b""):
+            output.feed(chunk)
+
+    def send(self, header: dict, blobs: list[np.ndarray]) -> None:
+        wire.write_message(self.to_worker, header, blobs)
+
+    def receive(self, deadline: float) -> tuple[dict, list[np.ndarray]]:
+        def read_exact(fd: int, n: int) -> bytes:
+            chunks, got = [], 0
+            while got < n:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                    raise TimeoutError
+                chunk = os.read(fd, min(n - got, 1 << 20))
+                if not chunk:
+                    raise EOFError
+                chunks.append(chunk)
+                got += len(chunk)
+            return b"".join(chunks)
+
+        return wire.read_message(self.from_worker, read_exact)
+
+    def kill(self) -> None:
+        """SIGKILL the worker's whole session; bubblewrap's PID namespace takes the rest with it."""
+        self.killed_by_us = True
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _sweep(self.marker)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        for fd in (self.to_worker, self.from_worker):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.drain.join(timeout=2)
+
+    def exit_description(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            try:
+                code = self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                return "stopped answering"
+        if code < 0 or code > 128:
+            sig = -code if code < 0 else code - 128
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            hint = " (often: the memory limit was exceeded)" if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT) else ""
+            return f"was killed by signal {name}{hint}"
+        return f"exited with status {code} (sys.exit or os._exit in student code?)"
+
+
+def _sweep(marker: str) -> None:
+    """Kill processes that left the worker's session but still carry its environment marker."""
+    token = f"AUTOGRADER_WORKER={marker}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if token in f.read().split(b"\0"):
+                    os.kill(int(entry), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue
+
+
+@dataclass
+class CallRecord:
+    """What one call cost, for reports and benchmarks."""
+
+    module: str
+    func: str
+    seconds: float
+    ok: bool
+
+
+class WorkerSession:
+    """All calls for one submission; restarts the worker after a kill or a crash."""
+
+    def __init__(self, submission: Path, memory_mb: int, start_now: bool = False) -> None:
+        self.submission = Path(submission)
+        self.memory_mb = memory_mb
+        self.output = OutputBuffer()
+        self._worker: _Worker | None = None
+        self._imported: set[str] = set()
+        self.broken: dict[str, str] = {}
+        self.calls: list[CallRecord] = []
+        self.restarts = 0
+        if start_now:
+            self._launch()
+
+    def _launch(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self.restarts += 1
+        self._worker = _Worker(self.submission, self.memory_mb, self.output)
+        self._imported = set()
+        self._ready = False
+
+    def _ensure_ready(self) -> _Worker:
+        if self._worker is None or self._worker.proc.poll() is not None or self._worker.killed_by_us:
+            self._launch()
+        if not self._ready:
+            try:
+                header, _ = self._worker.receive(time.monotonic() + STARTUP_SECONDS)
+            except (TimeoutError, EOFError, wire.WireError) as exc:
+                output = self.output.text()[-2000:]
+                self._worker.kill()
+                raise RuntimeError(f"the grading worker did not start ({type(exc).__name__}); output:\n{output}") from None
+            if not header.get("ready"):
+                raise RuntimeError("the grading worker sent an unexpected greeting")
+            self._ready = True
+        return self._worker
+
+    def start(self) -> None:
+        """Start the worker now (so torch loads while the grader prepares)."""
+        if self._worker is None:
+            self._launch()
+
+    def import_module(self, module: str, seconds: float) -> None:
+        """Import ``module`` in the worker once; raise ``StudentCallError`` if that fails."""
+        if module in self.broken:
+            raise StudentCallError(self.broken[module], "import")
+        worker = self._ensure_ready()
+        if module in self._imported:
+            return
+        header = self._exchange(worker, {"op": "import", "module": module}, [], seconds, f"importing {module}.py")
+        if not header.get("ok"):
+            self.broken[module] = _import_failure(module, header.get("error", {}))
+            raise StudentCallError(self.broken[module], "import")
+        self._imported.add(module)
+
+    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
+        """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds``; return plain data."""
+        try:
+            self.import_module(module, seconds)
+        except StudentCallError as exc:
+            if exc.kind == "import" and module not in self.broken:
+                self.broken[module] = str(exc)
+            raise
+        worker = self._ensure_ready()
+        tree, blobs = wire.encode((tuple(args), dict(kwargs)), _grader_to_array)
+        start = time.monotonic()
+        try:
+            header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
+        except StudentCallError:
+            self.calls.append(CallRecord(module, func, time.monotonic() - start, False))
+            raise
+        self.calls.append(CallRecord(module, func, time.monotonic() - start, bool(header.get("ok"))))
+        if not header.get("ok"):
+            raise StudentCallError(_call_failure(shown, header.get("error", {})), "raised")
+        return header["value_decoded"]
+
+    def _exchange(self, worker: _Worker, request: dict, blobs: list, seconds: float, shown: str) -> dict:
+        try:
+            worker.send(request, blobs)
+            header, out_blobs = worker.receive(time.monotonic() + seconds)
+            if "value" in header:
+                header["value_decoded"] = wire.decode(header["value"], out_blobs, _GRADER_MAKE)
+            return header
+        except TimeoutError:
+            worker.kill()
+            self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
+            raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
+        except (EOFError, BrokenPipeError, OSError):
+            what = worker.exit_description()
+            worker.kill()
+            self._mark_if_import(request, f"the process {what} while {shown}")
+            raise StudentCallError(f"The process running your code {what} during {shown}.", "crash") from None
+        except (wire.WireError, KeyError, ValueError, TypeError) as exc:
+            worker.kill()
+            raise StudentCallError(f"{shown} sent back something unreadable ({exc}).", "garbage") from None
+
+    def _mark_if_import(self, request: dict, text: str) -> None:
+        if request.get("op") == "import":
+            self.broken[request["module"]] = f"{request['module']}.py could not be imported: {text}."
+
+    def close(self) -> None:
+        """Kill the worker and everything it started."""
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+
+
+def _import_failure(module: str, error: dict) -> str:
+    detail = (error.get("traceback") or "").rstrip()
+    head = f"{module}.py could not be imported: {error.get('type', 'Error')}: {error.get('message', '')}"
+    return head + (f"\n{detail}" if detail else "")
+
+
+def _call_failure(shown: str, error: dict) -> str:
+    detail = (error.get("traceback") or "").rstrip()
+    text = f"{shown} raised {error.get('type', 'an error')}: {error.get('message', '')}"
+    return text + (f"\n{detail}" if detail else "")
+
+
+def _grader_to_array(v: Any):
+    import torch
+
+    if isinstance(v, torch.Tensor):
+        return v.detach().cpu().numpy(), "tensor"
+    if isinstance(v, np.ndarray):
+        return v, "ndarray"
+    if isinstance(v, np.generic):
+        return np.asarray(v), "scalar"
+    return None
+
+
+_GRADER_MAKE = {
+    "tensor": lambda a: a,
+    "generator": lambda seed: wire.Seeded(seed),
+    "named": lambda name: wire.Named(name),
+}
