@@ -51,14 +51,15 @@ def grade(
     return GradeReport(str(path), results, notes, time.perf_counter() - start)
 
 
-def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession) -> ProblemResult:
-    """Run one problem's tests against its module in ``session``."""
+def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession, worker_name: str | None = None) -> ProblemResult:
+    """Run one problem's tests against its module (staged as ``worker_name``) in ``session``."""
     mark = session.output.mark()
-    env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds)}
-    result = ProblemResult(problem.module, problem.title, problem.points)
+    worker_name = worker_name or problem.module
+    env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name)}
+    result = ProblemResult(problem.module, problem.title)
     for spec in tests:
         result.tests.append(run_test(spec, env, problem.module))
-    broken = session.broken.get(problem.module)
+    broken = session.broken.get(worker_name)
     if broken:
         result.status = broken.splitlines()[0]
     result.output = session.output.since(mark)
@@ -66,6 +67,6 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
 
 
 def _unavailable(problem: Problem, tests: list[TestSpec], reason: str) -> ProblemResult:
-    result = ProblemResult(problem.module, problem.title, problem.points, status=reason)
+    result = ProblemResult(problem.module, problem.title, status=reason)
     result.tests = [TestResult(problem.module, s.name, s.points, s.hidden, False, reason) for s in tests]
     return result

@@ -32,7 +32,6 @@ class ProblemResult:
 
     module: str
     title: str
-    max_points: float
     tests: list[TestResult] = field(default_factory=list)
     status: str = "ok"
     output: str = ""
@@ -40,6 +39,10 @@ class ProblemResult:
     @property
     def points(self) -> float:
         return sum(t.points for t in self.tests)
+
+    @property
+    def max_points(self) -> float:
+        return sum(t.max_points for t in self.tests)
 
 
 @dataclass

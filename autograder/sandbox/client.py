@@ -282,6 +282,8 @@ def _import_failure(module: str, error: dict) -> str:
 
 
 def _call_failure(shown: str, error: dict) -> str:
+    if error.get("type") == "NotImplementedError":
+        return f"{shown} is not implemented yet (it raised NotImplementedError)."
     detail = (error.get("traceback") or "").rstrip()
     text = f"{shown} raised {error.get('type', 'an error')}: {error.get('message', '')}"
     return text + (f"\n{detail}" if detail else "")

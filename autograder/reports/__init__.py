@@ -1,0 +1,1 @@
+"""Renderings of score records: a terminal table, Gradescope's results.json, a CSV row."""

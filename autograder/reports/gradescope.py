@@ -1,0 +1,54 @@
+"""Gradescope's results.json: one entry per test, hidden tests shown once grades are published."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from ..scores import GradeReport
+
+OUTPUT_LIMIT = 8000
+
+
+def to_results(report: GradeReport) -> dict:
+    """The results.json document for ``report``."""
+    tests = []
+    for problem in report.problems:
+        for test in problem.tests:
+            output = test.message[:OUTPUT_LIMIT]
+            if problem.status != "ok" and problem.status not in output:
+                output = f"{problem.status}\n{output}".strip()
+            tests.append({
+                "name": test.full_name,
+                "score": test.points,
+                "max_score": test.max_points,
+                "status": "passed" if test.passed else "failed",
+                "output": output,
+                "visibility": "after_published" if test.hidden else "visible",
+            })
+        if problem.output.strip():
+            tests.append({
+                "name": f"{problem.module}: output printed by your code",
+                "score": 0.0, "max_score": 0.0, "status": "passed",
+                "output": problem.output[-OUTPUT_LIMIT:], "visibility": "visible",
+            })
+    notes = "\n".join(n for n in report.notes if not n.startswith("sandbox:"))
+    return {
+        "score": report.points,
+        "execution_time": round(report.seconds, 3),
+        "output": notes or f"Graded {sum(len(p.tests) for p in report.problems)} tests.",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def write(report: GradeReport, path: Path) -> None:
+    """Write results.json atomically (a reader never sees half a file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".results-", suffix=".json")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(to_results(report), f, indent=2)
+    os.replace(tmp, path)

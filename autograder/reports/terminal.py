@@ -1,0 +1,43 @@
+"""The table students and staff read in a terminal."""
+
+from __future__ import annotations
+
+import textwrap
+
+from ..scores import GradeReport, ProblemResult
+
+
+def _fmt(points: float) -> str:
+    return f"{points:g}"
+
+
+def render_problem(problem: ProblemResult, width: int = 78) -> str:
+    """One problem: a header line, then one line per test and the failure details under it."""
+    passed = sum(t.passed for t in problem.tests)
+    head = f"{problem.module} — {problem.title}"
+    tally = f"{passed}/{len(problem.tests)} passed   {_fmt(problem.points)}/{_fmt(problem.max_points)} pts"
+    lines = [f"{head}{' ' * max(2, width - len(head) - len(tally))}{tally}"]
+    if problem.status != "ok":
+        lines.append(f"  ! {problem.status}")
+    for test in problem.tests:
+        mark = "PASS" if test.passed else "FAIL"
+        name = f"  {mark}  {test.name}"
+        pts = f"{_fmt(test.points)}/{_fmt(test.max_points)}"
+        lines.append(f"{name}{' ' * max(2, width - len(name) - len(pts))}{pts}")
+        if not test.passed and test.message and not (problem.status != "ok" and test.message.startswith(problem.status)):
+            lines += [textwrap.indent(test.message, "        ")]
+    if problem.output.strip():
+        lines.append("  printed by your code:")
+        lines.append(textwrap.indent(problem.output.rstrip()[-2000:], "    | "))
+    return "\n".join(lines)
+
+
+def render(report: GradeReport, title: str = "") -> str:
+    """The whole report: notes, each problem, and a total line."""
+    parts = [title] if title else []
+    parts += [f"note: {n}" for n in report.notes if not n.startswith("sandbox:")]
+    parts += [render_problem(p) for p in report.problems]
+    total_tests = sum(len(p.tests) for p in report.problems)
+    total_passed = sum(t.passed for p in report.problems for t in p.tests)
+    parts.append(f"TOTAL  {total_passed}/{total_tests} tests passed   {_fmt(report.points)}/{_fmt(report.max_points)} pts   ({report.seconds:.1f} s)")
+    return "\n\n".join(parts)
