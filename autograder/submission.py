@@ -35,11 +35,12 @@ class Located:
     root: str = ""
 
 
-def locate(path: Path, modules: list[str]) -> Located:
-    """Read the module files of the submission at ``path``."""
+def locate(path: Path, modules: list[str], exclude: set[str] = frozenset()) -> Located:
+    """Read the module files of the submission at ``path``; top-level names in ``exclude`` are not the student's."""
     path = Path(path)
     if path.is_dir():
-        return _from_entries(_dir_entries(path), modules, lambda e: _read_file(path / e), str(path))
+        entries = [e for e in _dir_entries(path) if e.split("/")[0] not in exclude]
+        return _from_entries(entries, modules, lambda e: _read_file(path / e), str(path))
     if path.is_file() and zipfile.is_zipfile(path):
         try:
             with zipfile.ZipFile(path) as zf:

@@ -1,0 +1,44 @@
+# Entry points. `.venv` is created on first use with the pinned requirements.
+PY      := .venv/bin/python
+STAMP   := .venv/.installed
+REF_ZIP := dist/reference-submission.zip
+
+.PHONY: autograder test check templates handout plots bench lint clean
+
+$(STAMP): requirements.txt requirements-dev.txt
+	python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $(STAMP)
+
+## Build dist/autograder.zip and grade the reference through it with `otter run`.
+autograder: $(STAMP)
+	$(PY) -m autograder build --out dist/autograder.zip
+	rm -f $(REF_ZIP) && cd reference && ../$(PY) -c "import zipfile,glob; z=zipfile.ZipFile('../$(REF_ZIP)','w'); [z.write(f) for f in sorted(glob.glob('*.py'))]"
+	rm -rf dist/otter-run && mkdir -p dist/otter-run
+	$(PY) -m otter run -a dist/autograder.zip -o dist/otter-run $(REF_ZIP) > dist/otter-run/log.txt 2>&1 || (cat dist/otter-run/log.txt; exit 1)
+	$(PY) -m autograder.tools.score_table dist/otter-run/results.json
+
+## The whole suite: lint, the harness's tests (incl. validation of every problem's tests).
+test: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m pytest -q
+
+## Public tests on the student stubs (what a student sees before starting).
+check: $(STAMP)
+	$(PY) -m autograder check
+
+templates: $(STAMP)
+	$(PY) -m autograder templates
+
+plots: $(STAMP)
+	$(PY) docs/plot_rff_error.py
+
+bench: $(STAMP)
+	$(PY) bench/bench_grade_vs_otter.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+clean:
+	rm -rf dist .pytest_cache .ruff_cache
+	find . -name __pycache__ -not -path "./.venv/*" -prune -exec rm -rf {} +

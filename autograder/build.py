@@ -1,0 +1,102 @@
+"""Package the Gradescope autograder zip with ``otter generate``.
+
+The zip holds our test files (flattened, as otter wants them), and as support files the
+harness, the reference and the manifests, a driver notebook that otter executes instead of
+the student's scripts, and an empty ``.OTTER_LOG`` that replaces any submitted one, so otter
+never unpickles a student's log. On Gradescope, ``run_otter.py`` first moves every file that
+is not one of the six modules out of the submission folder, so nothing else the student
+uploaded can shadow a module that otter's kernel imports.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from . import manifest, paths
+from .otter_bridge import DRIVER_NOTEBOOK, DRIVER_SOURCE, HARNESS_FOLDER
+
+SUPPORT = ("autograder", "reference", "assignments")
+IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+SETUP_EXTRA = "\n# Sandbox for student code (used when the container allows namespaces).\napt-get install -y bubblewrap || true\n"
+RUN_OTTER_PREFIX = f'''\
+import sys as _sys
+_sys.path.insert(0, "/autograder/source/files/{HARNESS_FOLDER}")
+from autograder.otter_bridge import quarantine_extras as _quarantine
+_quarantine("/autograder/submission", "/autograder/quarantine")
+del _sys.path[0]
+'''
+
+
+class BuildError(Exception):
+    """``otter generate`` failed or is not installed."""
+
+
+def driver_notebook() -> dict:
+    """The one-cell notebook otter executes: it exposes the sandboxed proxies."""
+    return {
+        "cells": [{"cell_type": "code", "execution_count": None, "id": "autograder-driver",
+                   "metadata": {}, "outputs": [], "source": DRIVER_SOURCE}],
+        "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                     "language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def stage_build(stage: Path, assignment: manifest.Assignment) -> list[str]:
+    """Lay out otter generate's inputs in ``stage``; return the support-file arguments."""
+    tests = stage / "tests"
+    tests.mkdir()
+    for problem in assignment.problems:
+        for path, _hidden in problem.test_files(include_hidden=True):
+            shutil.copy(path, tests / f"{problem.module}_{path.stem}.py")
+    harness = stage / HARNESS_FOLDER
+    for name in SUPPORT:
+        shutil.copytree(paths.ROOT / name, harness / name, ignore=IGNORE)
+    (stage / DRIVER_NOTEBOOK).write_text(json.dumps(driver_notebook(), indent=1), encoding="utf-8")
+    (stage / ".OTTER_LOG").write_bytes(b"")
+    requirements = [line for line in (paths.ROOT / "requirements.txt").read_text().splitlines() if line.strip() and not line.startswith("#")]
+    (stage / "requirements.txt").write_text("\n".join(requirements) + "\n")
+    config = {"points_possible": assignment.total_points, "show_hidden": True, "show_stdout": False, "print_summary": True}
+    (stage / "otter_config.json").write_text(json.dumps(config, indent=2))
+    return [HARNESS_FOLDER, DRIVER_NOTEBOOK, ".OTTER_LOG"]
+
+
+def _patch(zip_path: Path) -> None:
+    """Add the bubblewrap install to setup.sh and the quarantine step to run_otter.py."""
+    patched = zip_path.with_suffix(".tmp")
+    with zipfile.ZipFile(zip_path) as src, zipfile.ZipFile(patched, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "setup.sh":
+                data += SETUP_EXTRA.encode()
+            elif info.filename == "run_otter.py":
+                data = data.replace(b'if __name__ == "__main__":', RUN_OTTER_PREFIX.replace("\n", "\n    ").encode().join([b'if __name__ == "__main__":\n    ', b""]), 1)
+            dst.writestr(info, data)
+    patched.replace(zip_path)
+
+
+def build_autograder_zip(out: Path) -> Path:
+    """Build ``out`` (e.g. dist/autograder.zip) and return its path."""
+    assignment = manifest.load()
+    out = Path(out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="autograder-build-") as tmp:
+        stage = Path(tmp)
+        support = stage_build(stage, assignment)
+        cmd = [sys.executable, "-m", "otter", "generate", "-t", "tests", "-o", str(out), "-c", "otter_config.json",
+               "-r", "requirements.txt", "--python-version", assignment.python, *support]
+        try:
+            proc = subprocess.run(cmd, cwd=stage, capture_output=True, text=True, timeout=300)
+        except FileNotFoundError:
+            raise BuildError("otter-grader is not installed; run `make autograder` (it installs requirements-dev.txt)") from None
+        if proc.returncode != 0:
+            raise BuildError(f"otter generate failed:\n{proc.stdout}\n{proc.stderr}")
+    _patch(out)
+    return out

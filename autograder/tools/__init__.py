@@ -1,0 +1,1 @@
+"""Small staff utilities run as ``python -m autograder.tools.<name>``."""
