@@ -1,0 +1,50 @@
+"""Builders for submissions used across the harness's tests."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from autograder import manifest, paths
+
+ROOT = paths.ROOT
+
+
+def reference_submission(folder: Path, replace: dict[str, str] | None = None, drop: tuple[str, ...] = ()) -> Path:
+    """A folder with every reference module, some replaced by the given sources or left out."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for module in manifest.load().modules:
+        if module in drop:
+            continue
+        target = folder / f"{module}.py"
+        if replace and module in replace:
+            target.write_text(replace[module])
+        else:
+            shutil.copy(paths.REFERENCE / f"{module}.py", target)
+    return folder
+
+
+def zip_folder(folder: Path, out: Path, prefix: str = "") -> Path:
+    """Zip the files of ``folder`` (flat), optionally under one folder ``prefix``."""
+    with zipfile.ZipFile(out, "w") as zf:
+        for f in sorted(folder.iterdir()):
+            zf.write(f, prefix + f.name)
+    return out
+
+
+def run_grade(submission: Path, out: Path, timeout: float = 600) -> tuple[subprocess.CompletedProcess, dict]:
+    """Run ``python -m autograder grade`` as a separate process; return it and the parsed results."""
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(submission), "--out", str(out), "-q"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return proc, json.loads(out.read_text())
+
+
+def problem_totals(results: dict) -> dict[str, float]:
+    """Score per module from a results.json (summing entries whose name starts with the module)."""
+    from autograder.tools.score_table import problem_totals as totals
+
+    return {m: s for m, (s, _) in totals(results, manifest.load().modules).items()}
