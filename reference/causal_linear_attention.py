@@ -47,11 +47,11 @@ def causal_linear_attention(
     S = torch.zeros(*batch, F, M, dtype=dtype, device=V.device)
     Z = torch.zeros(*batch, F, 1, dtype=dtype, device=V.device)
     out = torch.empty(*batch, N, M, dtype=dtype, device=V.device)
-    keep = torch.ones(B, B, dtype=torch.bool, device=V.device).tril()
+    future = torch.ones(B, B, dtype=torch.bool, device=V.device).triu(diagonal=1)
     for start in range(0, N, B):
         end = min(start + B, N)
         q, k, v = phi_q[..., start:end, :], phi_k[..., start:end, :], V[..., start:end, :]
-        local = (q @ k.mT) * keep[: end - start, : end - start]  # weights within the chunk, j <= i
+        local = (q @ k.mT).masked_fill(future[: end - start, : end - start], 0.0)  # within the chunk, j <= i
         numerator = q @ S + local @ v
         denominator = q @ Z + local.sum(dim=-1, keepdim=True)
         out[..., start:end, :] = numerator / (denominator + eps)

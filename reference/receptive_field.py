@@ -7,7 +7,8 @@ at most ``n_heads + 1`` positions of the layer below.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 
 def receptive_field_size(n_layers: int, n_heads: int, seq_len: int | None = None) -> int:

@@ -31,12 +31,21 @@ def _square_plus_one(x: torch.Tensor) -> torch.Tensor:
     return torch.cat([x * x, torch.ones_like(x[..., :1])], dim=-1)
 
 
+def _relu(x: torch.Tensor) -> torch.Tensor:
+    # zero for all-negative inputs, so linear-attention denominators can be exactly 0
+    return torch.relu(x)
+
+
 NAMED: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "elu_plus_one": _elu_plus_one,
     "relu_plus_small": _relu_plus_small,
     "softplus": _softplus,
     "exp": _exp,
     "square_plus_one": _square_plus_one,
+    "relu": _relu,
+    # torch dtypes cannot cross the wire as data; a test passes Named("torch.float32") for dtype=.
+    "torch.float32": torch.float32,
+    "torch.float64": torch.float64,
 }
 
 

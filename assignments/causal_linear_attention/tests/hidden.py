@@ -1,0 +1,119 @@
+"""Hidden tests of problem 6 (causal_linear_attention): batches, C != M, eps, custom maps, N = 1, a long sequence."""
+
+import numpy as np
+import torch
+
+from autograder.testkit import Call, Named, expect_equal, fail, test_case
+
+OK_FORMAT = False
+name = "causal_linear_attention_hidden"
+
+
+def randn(*shape, seed, dtype=torch.float64, scale=1.0):
+    return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+
+
+def run_recurrent(module, Q, K, V, **kwargs):
+    """Feed the tokens one by one through the student's recurrent_step, checking each step from the student's own state."""
+    state, rows, n = None, [], Q.shape[-2]
+    for i in range(n):
+        call = Call(module.recurrent_step, state, Q[..., i, :], K[..., i, :], V[..., i, :], **kwargs)
+        try:
+            out, (S, Z) = call.matches_reference()
+        except AssertionError as exc:  # a wrong value, or the call itself failed
+            fail(f"At token {i} of {n} (counting from 0, starting from state None):\n{exc}")
+        state = (torch.from_numpy(np.asarray(S)), torch.from_numpy(np.asarray(Z)))
+        rows.append(np.asarray(out))
+    return np.stack(rows, axis=-2)
+
+
+def check_recurrent_equals_parallel(module, Q, K, V, **kwargs):
+    rows = run_recurrent(module, Q, K, V, **kwargs)
+    parallel = Call(module.causal_linear_attention, Q, K, V, **kwargs).reference()
+    expect_equal(rows, parallel, called=f"recurrent_step fed {Q.shape[-2]} tokens in order, compared with causal_linear_attention")
+
+
+@test_case(points=2, hidden=True)
+def test_batch_and_head_dimensions_with_c_not_m(causal_linear_attention):
+    # A transposed outer product (v k^T for k v^T) can only go unnoticed when C == M.
+    Q, K, V = randn(2, 3, 40, 5, seed=1), randn(2, 3, 40, 5, seed=2), randn(2, 3, 40, 3, seed=3)
+    quadratic = Call(causal_linear_attention.causal_kernel_attention, Q, K, V)
+    quadratic.matches_reference()
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V, eps=0.0).matches(quadratic.reference())
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V).matches_reference()
+
+
+@test_case(points=2, hidden=True)
+def test_recurrent_batched_and_custom_map(causal_linear_attention):
+    check_recurrent_equals_parallel(causal_linear_attention, randn(2, 3, 5, 4, seed=4), randn(2, 3, 5, 4, seed=5), randn(2, 3, 5, 3, seed=6))
+    # square_plus_one has C + 1 features, so S is (..., C + 1, M).
+    check_recurrent_equals_parallel(causal_linear_attention, randn(2, 4, 2, seed=7), randn(2, 4, 2, seed=8), randn(2, 4, 5, seed=9),
+                                    feature_map=Named("square_plus_one"))
+
+
+@test_case(points=2, hidden=True)
+def test_eps_keeps_zero_denominators_finite(causal_linear_attention):
+    # With relu features, key 0 and query 2 have all-negative entries: phi(k_0) = 0 makes Z_0 = 0,
+    # and phi(q_2) = 0 makes the denominator of row 2 zero; eps turns both 0/0 into 0.
+    Q, K, V = randn(6, 3, seed=10), randn(6, 3, seed=11), randn(6, 2, seed=12)
+    Q[2] = torch.tensor([-1.0, -0.5, -2.0], dtype=torch.float64)
+    K[0] = torch.tensor([-1.0, -1.0, -0.3], dtype=torch.float64)
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V, feature_map=Named("relu")).matches_reference()
+    check_recurrent_equals_parallel(causal_linear_attention, Q[:3], K[:3], V[:3], feature_map=Named("relu"))
+
+
+@test_case(points=1, hidden=True)
+def test_large_eps(causal_linear_attention):
+    Q, K, V = randn(10, 3, seed=13), randn(10, 3, seed=14), randn(10, 4, seed=15)
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V, eps=0.5).matches_reference()
+    check_recurrent_equals_parallel(causal_linear_attention, Q[:3], K[:3], V[:3], eps=0.5)
+
+
+@test_case(points=1, hidden=True)
+def test_single_token(causal_linear_attention):
+    Q, K, V = randn(2, 1, 3, seed=16), randn(2, 1, 3, seed=17), randn(2, 1, 2, seed=18)
+    Call(causal_linear_attention.causal_kernel_attention, Q, K, V).matches_reference()
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V).matches_reference()
+    Call(causal_linear_attention.causal_linear_attention, Q[0], K[0], V[0]).matches_reference()
+    Call(causal_linear_attention.recurrent_step, None, Q[:, 0], K[:, 0], V[:, 0]).matches_reference()
+
+
+@test_case(points=2, hidden=True)
+def test_custom_feature_maps(causal_linear_attention):
+    Q, K, V = randn(2, 20, 3, seed=19, scale=0.5), randn(2, 20, 3, seed=20, scale=0.5), randn(2, 20, 4, seed=21)
+    for feature_map in ("softplus", "exp", "square_plus_one"):
+        quadratic = Call(causal_linear_attention.causal_kernel_attention, Q, K, V, feature_map=Named(feature_map))
+        quadratic.matches_reference()
+        Call(causal_linear_attention.causal_linear_attention, Q, K, V, feature_map=Named(feature_map), eps=0.0).matches(quadratic.reference())
+        Call(causal_linear_attention.causal_linear_attention, Q, K, V, feature_map=Named(feature_map)).matches_reference()
+
+
+@test_case(points=1, hidden=True)
+def test_kernel_attention_batched_custom_map(causal_linear_attention):
+    Q, K, V = randn(2, 3, 9, 4, seed=22), randn(2, 3, 9, 4, seed=23), randn(2, 3, 9, 2, seed=24)
+    Call(causal_linear_attention.causal_kernel_attention, Q, K, V, feature_map=Named("softplus")).matches_reference()
+
+
+@test_case(points=1, hidden=True)
+def test_float32(causal_linear_attention):
+    # Measured: float32 prefix sums over 2048 tokens stay within 1e-7 of float64 (relative to the
+    # largest output), far inside the float32 tolerance.
+    f32 = dict(dtype=torch.float32)
+    Q, K, V = randn(2, 2048, 8, seed=25, **f32), randn(2, 2048, 8, seed=26, **f32), randn(2, 2048, 8, seed=27, **f32)
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V).matches_reference()
+    Call(causal_linear_attention.causal_kernel_attention, Q[:, :50], K[:, :50], V[:, :50]).matches_reference()
+
+
+@test_case(points=3, hidden=True)
+def test_long_sequence_in_linear_memory(causal_linear_attention):
+    # An N x N float64 matrix here is 32 GiB, far beyond the worker's memory limit.
+    n = 2**16
+    Q, K, V = randn(n, 4, seed=28), randn(n, 4, seed=29), randn(n, 4, seed=30)
+    call = Call(causal_linear_attention.causal_linear_attention, Q, K, V)
+    try:
+        call.result()
+    except AssertionError as exc:
+        fail(f"{exc}\nWith N = {n} tokens, causal_linear_attention must use time and memory linear in N: "
+             "it may never build an N x N matrix (an N x N float64 matrix would need 32 GiB here).")
+    # Hints would rerun every known mistake on 2**16 tokens in the grader; the message above says enough.
+    call.matches_reference(hints=False)

@@ -1,0 +1,90 @@
+"""Public tests of problem 6 (causal_linear_attention): the worked example, small random cases, the recurrent form."""
+
+import numpy as np
+import torch
+
+from autograder.testkit import Call, expect_equal, expect_true, fail, test_case
+
+OK_FORMAT = False
+name = "causal_linear_attention_public"
+
+
+def randn(*shape, seed, dtype=torch.float64):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+
+
+# The worked example of the statement: with elu(x) + 1 and inputs in {0, 1}, phi(x) = x + 1.
+Q_EX = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
+K_EX = torch.tensor([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
+V_EX = torch.tensor([[8.0, 0.0], [0.0, 8.0], [-4.0, 0.0]], dtype=torch.float64)
+OUT_EX = np.array([[8.0, 0.0], [5.0, 3.0], [1.0, 2.0]])
+
+
+def run_recurrent(module, Q, K, V, **kwargs):
+    """Feed the tokens one by one through the student's recurrent_step, checking each step from the student's own state."""
+    state, rows, n = None, [], Q.shape[-2]
+    for i in range(n):
+        call = Call(module.recurrent_step, state, Q[..., i, :], K[..., i, :], V[..., i, :], **kwargs)
+        try:
+            out, (S, Z) = call.matches_reference()
+        except AssertionError as exc:  # a wrong value, or the call itself failed
+            fail(f"At token {i} of {n} (counting from 0, starting from state None):\n{exc}")
+        state = (torch.from_numpy(np.asarray(S)), torch.from_numpy(np.asarray(Z)))
+        rows.append(np.asarray(out))
+    return np.stack(rows, axis=-2)
+
+
+@test_case(points=1, hidden=False)
+def test_elu_feature_map(causal_linear_attention):
+    X = torch.linspace(-4.0, 4.0, 24, dtype=torch.float64).reshape(2, 3, 4)
+    got = Call(causal_linear_attention.elu_feature_map, X).matches_reference()
+    expect_true(bool((got > 0).all()), "elu(x) + 1 should be positive everywhere")
+
+
+@test_case(points=2, hidden=False)
+def test_worked_example(causal_linear_attention):
+    Call(causal_linear_attention.causal_kernel_attention, Q_EX, K_EX, V_EX).matches(OUT_EX)
+    Call(causal_linear_attention.causal_linear_attention, Q_EX, K_EX, V_EX, eps=0.0).matches(OUT_EX)
+    # After the first token: S_1 = phi(k_1) v_1^T and Z_1 = phi(k_1), with phi(k_1) = [2, 1].
+    first = Call(causal_linear_attention.recurrent_step, None, Q_EX[0], K_EX[0], V_EX[0], eps=0.0)
+    first.matches((np.array([8.0, 0.0]), (np.array([[16.0, 0.0], [8.0, 0.0]]), np.array([2.0, 1.0]))))
+
+
+@test_case(points=1, hidden=False)
+def test_kernel_attention_small(causal_linear_attention):
+    Call(causal_linear_attention.causal_kernel_attention, randn(5, 3, seed=1), randn(5, 3, seed=2), randn(5, 2, seed=3)).matches_reference()
+
+
+@test_case(points=2, hidden=False)
+def test_linear_equals_quadratic_form(causal_linear_attention):
+    # 70 tokens: more than one chunk for a chunked solution; C = 3 differs from M = 2.
+    Q, K, V = randn(70, 3, seed=4), randn(70, 3, seed=5), randn(70, 2, seed=6)
+    quadratic = Call(causal_linear_attention.causal_kernel_attention, Q, K, V).reference()
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V, eps=0.0).matches(quadratic)
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V).matches_reference()
+
+
+@test_case(points=2, hidden=False)
+def test_causality(causal_linear_attention):
+    Q, K, V = randn(12, 3, seed=7), randn(12, 3, seed=8), randn(12, 2, seed=9)
+    t = 7
+    Q2, K2, V2 = (torch.cat([X[:t], 3 * randn(*X[t:].shape, seed=10 + s)]) for s, X in enumerate((Q, K, V)))
+    for func in (causal_linear_attention.causal_linear_attention, causal_linear_attention.causal_kernel_attention):
+        before, after = Call(func, Q, K, V), Call(func, Q2, K2, V2)
+        a, b = before.result(), after.result()
+        expect_true(isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape == (12, 2),
+                    f"{before.shown} should return a tensor of shape (12, 2)")
+        scale = float(np.abs(a[:t]).max())
+        expect_true(np.allclose(a[:t], b[:t], rtol=1e-9, atol=1e-9 * scale),
+                    f"{func.func}: changing only the tokens at positions {t} and later changed the outputs at positions before {t}; "
+                    "output i may depend only on the tokens j <= i")
+        before.matches_reference()
+        after.matches_reference()
+
+
+@test_case(points=2, hidden=False)
+def test_recurrent_token_by_token(causal_linear_attention):
+    Q, K, V = randn(6, 3, seed=20), randn(6, 3, seed=21), randn(6, 2, seed=22)
+    rows = run_recurrent(causal_linear_attention, Q, K, V)
+    parallel = Call(causal_linear_attention.causal_linear_attention, Q, K, V).reference()
+    expect_equal(rows, parallel, called="recurrent_step fed the 6 tokens in order, compared with causal_linear_attention")

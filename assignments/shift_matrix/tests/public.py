@@ -1,0 +1,62 @@
+"""Public tests of problem 4 (shift_matrix): small encodings, one-step shifts, odd d."""
+
+import numpy as np
+
+from autograder.sandbox.client import StudentCallError
+from autograder.testkit import Call, expect_equal, expect_true, fail, test_case
+
+OK_FORMAT = False
+name = "shift_matrix_public"
+
+
+def array_of_shape(call, shape):
+    """The student's value as a float64 array, after checking it has ``shape``."""
+    got = call.result()
+    if not (isinstance(got, np.ndarray) and got.shape == shape):
+        kind = f"shape {got.shape}" if isinstance(got, np.ndarray) else type(got).__name__
+        fail(f"expected a tensor of shape {shape}, got {kind}", called=call.shown)
+    return got.astype(np.float64)
+
+
+def expect_value_error(call):
+    """The call must raise ValueError (and not return, or raise something else)."""
+    try:
+        got = call.result()
+    except StudentCallError as exc:
+        first = str(exc).splitlines()[0]
+        expect_true(exc.kind == "raised" and " raised ValueError:" in first, f"an odd d should raise ValueError; instead:\n{exc}")
+        return
+    kind = f"a {got.shape} array" if isinstance(got, np.ndarray) else type(got).__name__
+    fail(f"an odd d cannot be split into (sin, cos) pairs, so this should raise ValueError; it returned {kind}", called=call.shown)
+
+
+@test_case(points=1, hidden=False)
+def test_encoding_small(shift_matrix):
+    call = Call(shift_matrix.sinusoidal_encoding, 4, 6)
+    got = call.matches_reference()
+    expect_equal(got[0], np.array([0.0, 1.0, 0.0, 1.0, 0.0, 1.0]), called=call.shown + "[0]  (position 0: every sin is 0, every cos is 1)")
+
+
+@test_case(points=1, hidden=False)
+def test_encoding_other_base(shift_matrix):
+    Call(shift_matrix.sinusoidal_encoding, 5, 4, base=100.0).matches_reference()
+
+
+@test_case(points=1, hidden=False)
+def test_shift_matrix_one_step(shift_matrix):
+    Call(shift_matrix.shift_matrix, 2).matches_reference()
+    Call(shift_matrix.shift_matrix, 4).matches_reference()
+
+
+@test_case(points=1, hidden=False)
+def test_shift_moves_your_encoding_one_step(shift_matrix):
+    P = array_of_shape(Call(shift_matrix.sinusoidal_encoding, 10, 6), (10, 6))
+    call = Call(shift_matrix.shift_matrix, 6)
+    M = array_of_shape(call, (6, 6))
+    expect_equal(P[:-1] @ M.T, P[1:], called=f"{call.shown} @ p_t, for the rows p_0..p_8 of your sinusoidal_encoding(10, 6); should be p_(t+1)")
+
+
+@test_case(points=1, hidden=False)
+def test_odd_d_raises_value_error(shift_matrix):
+    expect_value_error(Call(shift_matrix.sinusoidal_encoding, 3, 5))
+    expect_value_error(Call(shift_matrix.shift_matrix, 5))

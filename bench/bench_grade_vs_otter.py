@@ -1,0 +1,63 @@
+"""Whole-process time of `grade` vs `otter run` on the reference, and of `check` vs importing torch.
+
+Run: .venv/bin/python bench/bench_grade_vs_otter.py [--repeat 3]. Everything is measured side by
+side in one run and reported as ratios of medians (the machines are shared and noisy).
+Targets: grade <= 0.5 x otter run; check <= 1.5 x `python -c "import torch"`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+
+
+def timed(cmd: list[str], cwd: Path) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        ag = tmp / "autograder.zip"
+        subprocess.run([PY, "-m", "autograder", "build", "--out", str(ag)], cwd=ROOT, check=True, capture_output=True)
+        sub = tmp / "reference.zip"
+        with zipfile.ZipFile(sub, "w") as zf:
+            for f in sorted((ROOT / "reference").glob("*.py")):
+                zf.write(f, f.name)
+        commands = {
+            "grade": [PY, "-m", "autograder", "grade", str(sub), "--out", str(tmp / "r.json"), "-q"],
+            "otter run": [PY, "-m", "otter", "run", "-a", str(ag), "-o", str(tmp), str(sub)],
+            "check (reference)": [PY, "-m", "autograder", "check", str(ROOT / "reference")],
+            "import torch": [PY, "-c", "import torch"],
+        }
+        times: dict[str, list[float]] = {k: [] for k in commands}
+        for _ in range(args.repeat):
+            for name, cmd in commands.items():  # interleaved, so drift hits every command alike
+                try:
+                    times[name].append(timed(cmd, ROOT if name != "otter run" else tmp))
+                except subprocess.CalledProcessError:
+                    times[name].append(float("nan"))
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print(f"{'command':<20} {'median s':>9}   runs")
+    for name, values in times.items():
+        print(f"{name:<20} {med[name]:9.2f}   {', '.join(f'{v:.2f}' for v in values)}")
+    print(f"\ngrade / otter run        = {med['grade'] / med['otter run']:.2f}   (target <= 0.50)")
+    print(f"check / import torch     = {med['check (reference)'] / med['import torch']:.2f}   (target <= 1.50)")
+
+
+if __name__ == "__main__":
+    main()

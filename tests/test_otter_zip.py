@@ -1,0 +1,78 @@
+"""The Gradescope zip: built with otter generate, and `otter run` scores like `grade`."""
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from autograder import manifest, paths
+
+from .helpers import problem_totals, reference_submission, run_grade, zip_folder
+
+pytest.importorskip("otter", reason="otter-grader is a staff dependency (requirements-dev.txt)")
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist") / "autograder.zip"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "build", "--out", str(out)], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def otter_run(autograder_zip, submission_zip, out_dir):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip), "-o", str(out_dir), str(submission_zip)],
+                          cwd=out_dir, capture_output=True, text=True, timeout=900)
+    assert (out_dir / "results.json").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads((out_dir / "results.json").read_text())
+
+
+def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
+    names = zipfile.ZipFile(autograder_zip).namelist()
+    for problem in manifest.load().problems:
+        for path, _ in problem.test_files(include_hidden=True):
+            assert f"tests/{problem.module}_{path.stem}.py" in names
+    assert "files/grade_submission.ipynb" in names and "files/.OTTER_LOG" in names
+    assert "files/_autograder_harness/autograder/otter_bridge.py" in names
+    assert "bubblewrap" in zipfile.ZipFile(autograder_zip).read("setup.sh").decode()
+    assert "quarantine_extras" in zipfile.ZipFile(autograder_zip).read("run_otter.py").decode()
+
+
+def _one_wrong_function(tmp_path):
+    wrong = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + "\n\ndef attention_scores(Q, K, scale=1.0):\n    return Q @ K.mT\n"
+    return reference_submission(tmp_path / "partial", replace={"qkv_arithmetic": wrong})
+
+
+@pytest.mark.parametrize("which", ["reference", "stub", "partly_wrong"])
+def test_otter_run_scores_equal_grade(autograder_zip, tmp_path, which):
+    folder = {"reference": lambda: reference_submission(tmp_path / "ref"),
+              "stub": lambda: shutil.copytree(paths.TEMPLATES, tmp_path / "stub"),
+              "partly_wrong": lambda: _one_wrong_function(tmp_path)}[which]()
+    submission_zip = zip_folder(folder, tmp_path / "submission.zip")
+    otter_results = otter_run(autograder_zip, submission_zip, tmp_path / "otter")
+    _, ours = run_grade(submission_zip, tmp_path / "ours" / "results.json")
+    assert problem_totals(otter_results) == problem_totals(ours)
+    assert otter_results["score"] == ours["score"]
+    expected = {"reference": manifest.load().total_points, "stub": 0}.get(which)
+    if expected is not None:
+        assert ours["score"] == expected
+
+
+def test_submitted_otter_log_is_never_unpickled(autograder_zip, tmp_path):
+    marker = tmp_path / "unpickled-marker"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    import pickle
+
+    folder = reference_submission(tmp_path / "sub")
+    (folder / ".OTTER_LOG").write_bytes(pickle.dumps(Payload()))
+    otter_results = otter_run(autograder_zip, zip_folder(folder, tmp_path / "s.zip"), tmp_path / "otter")
+    assert not marker.exists()
+    assert otter_results["score"] == manifest.load().total_points
