@@ -64,7 +64,7 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"bool {value}"
     if isinstance(value, (int, float)):
-        return f"{type(value).__name__} {value!r}"
+        return f"{type(value).__name__} {value!r}" if REVEAL.get() else f"a {type(value).__name__}"
     if isinstance(value, (set, frozenset)):
         return f"a set of {len(value)} items"
     if isinstance(value, (list, tuple)):
@@ -162,6 +162,16 @@ def difference(got: Any, expected: Any, tol: Tolerance = FLOAT64) -> str | None:
         return difference_set(got, set(expected))
     if isinstance(expected, float):
         return difference_array(got, np.asarray(expected), tol)
+    if isinstance(expected, dict):
+        if not isinstance(got, dict):
+            return f"expected a dict with keys {sorted(map(str, expected))}, got {describe(got)}"
+        if set(got) != set(expected):
+            return f"expected the keys {sorted(map(str, expected))}, got {sorted(map(str, got))}"
+        for key in expected:
+            diff = difference(got[key], expected[key], tol)
+            if diff:
+                return f"value for key {key!r}: {diff}"
+        return None
     if isinstance(expected, (tuple, list)):
         if not isinstance(got, (tuple, list)):
             return f"expected {len(expected)} values (a tuple), got {describe(got)}"

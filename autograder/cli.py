@@ -64,6 +64,37 @@ def _cmd_templates(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from . import manifest, validate_command
+
+    assignment = manifest.load()
+    unknown = [m for m in args.problem or [] if m not in assignment.modules]
+    if unknown:
+        print(f"error: unknown problem {unknown[0]!r}; choose from {', '.join(assignment.modules)}", file=sys.stderr)
+        return 2
+    return validate_command.run(assignment, args.problem or None, with_zip=args.with_zip)
+
+
+def _cmd_grade_all(args: argparse.Namespace) -> int:
+    from . import batch
+
+    folder = Path(args.dir)
+    if not folder.is_dir():
+        print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
+        return 2
+    done = batch.grade_all(folder, Path(args.out), jobs=args.jobs, force=args.force)
+    print(batch.write_summary(done))
+    print(f"graded {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; wrote {args.out}")
+    return 0
+
+
+def _cmd_handout(args: argparse.Namespace) -> int:
+    from . import handout
+
+    print(f"wrote {handout.build_handout(Path(args.out))}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade the attention homework.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -89,6 +120,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("templates", help="regenerate student_template/ from reference/",
                        description="Write the student stubs: the reference with solution blocks replaced by TODOs.")
     p.set_defaults(run=_cmd_templates)
+
+    p = sub.add_parser("validate", help="staff: check every problem's tests grade reference, stubs, mistakes and fair variants right",
+                       description="Reference full marks, stub zero, every mistake loses points (on its own problem only), every fair "
+                                   "alternative full marks, templates in sync. One table per problem; exit 1 on any MISS.")
+    p.add_argument("-p", "--problem", action="append", metavar="MODULE", help="validate only this problem (repeatable)")
+    p.add_argument("--with-zip", action="store_true", help="also build the Gradescope zip in a temp folder and `otter run` the reference (slow)")
+    p.set_defaults(run=_cmd_validate)
+
+    p = sub.add_parser("grade-all", help="staff: grade every submission (folder or zip) in DIR into a CSV",
+                       description="Grade every submission in DIR in parallel; write grades.csv, results/<name>.json, summary.txt and "
+                                   "histogram.png beside it. A rerun grades only submissions not graded yet.")
+    p.add_argument("dir", metavar="DIR", help="folder holding one folder or zip per submission")
+    p.add_argument("--out", default="grades.csv", help="the CSV to write (default: ./grades.csv)")
+    p.add_argument("-j", "--jobs", type=int, default=2, help="submissions graded at once (default: 2)")
+    p.add_argument("--force", action="store_true", help="grade again submissions graded by an earlier run")
+    p.set_defaults(run=_cmd_grade_all)
+
+    p = sub.add_parser("handout", help="staff: build the students' handout zip",
+                       description="Stubs, statements, public tests with recorded expected values and the self-check runner; no reference.")
+    p.add_argument("--out", default="dist/handout.zip", help="output path (default: dist/handout.zip)")
+    p.set_defaults(run=_cmd_handout)
     return parser
 
 
@@ -105,3 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("autograder."):
+            print(f"error: `{args.command}` is a staff command and is not part of the handout", file=sys.stderr)
+            return 2
+        raise

@@ -24,13 +24,12 @@ def grade(
     start = time.perf_counter()
     assignment = assignment or manifest.load()
     problems = [p for p in assignment.problems if modules is None or p.module in modules]
-    tests = {p.module: load_tests(p, include_hidden) for p in problems}
     notes = [policy.detect().describe()]
     try:
         located = submission.locate(Path(path), assignment.modules)
     except submission.SubmissionError as exc:
         notes.insert(0, str(exc))
-        results = [_unavailable(p, tests[p.module], f"not graded: {exc}") for p in problems]
+        results = [_unavailable(p, load_tests(p, include_hidden), f"not graded: {exc}") for p in problems]
         return GradeReport(str(path), results, notes, time.perf_counter() - start)
     if located.ignored:
         notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
@@ -38,7 +37,8 @@ def grade(
     session = WorkerSession(staged, memory_mb=assignment.max_memory_mb)
     try:
         if any(p.module in located.sources for p in problems):
-            session.start()
+            session.start()  # the worker imports torch while the grader loads the tests (which import it too)
+        tests = {p.module: load_tests(p, include_hidden) for p in problems}
         results = []
         for problem in problems:
             if problem.module not in located.sources:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import inspect
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from .checks import REVEAL
 from .manifest import ManifestError, Problem

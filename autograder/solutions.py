@@ -56,14 +56,14 @@ def _exec_module(name: str, source: str, filename: str) -> types.ModuleType:
     return module
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def reference(module: str) -> types.ModuleType:
     """The reference module, imported once per process."""
     path = reference_path(module)
     return _exec_module(f"reference_{module}", path.read_text(encoding="utf-8"), str(path))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_variant(module: str, path: str) -> types.ModuleType:
     variant = Path(path)
     return _exec_module(f"variant_{module}_{variant.stem}", compose(module, variant.read_text(encoding="utf-8"), variant.stem), path)
@@ -81,13 +81,13 @@ def _variants(module: str, kind: str) -> list[Variant]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def mistakes(module: str) -> tuple[Variant, ...]:
     """Known wrong implementations of ``module``, each with the hint it earns."""
     return tuple(_variants(module, "mistakes"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def fair_alternatives(module: str) -> tuple[Variant, ...]:
     """Different but correct implementations of ``module``."""
     return tuple(_variants(module, "fair"))

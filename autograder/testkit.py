@@ -9,7 +9,8 @@ with the same fields.
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .calls import Call
 from .checks import FLOAT32, FLOAT64, CheckFailure, Tolerance, expect_between, expect_equal, expect_true, fail
@@ -30,7 +31,7 @@ class LocalTestCase:
         self.success_message, self.failure_message = success_message, failure_message
         self.test_func: Callable[..., None] = lambda: None
 
-    def __call__(self, test_func: Callable[..., None]) -> "LocalTestCase":
+    def __call__(self, test_func: Callable[..., None]) -> LocalTestCase:
         self.test_func = test_func
         return self
 

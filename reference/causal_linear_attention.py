@@ -6,7 +6,7 @@ phi(q_i) . phi(k_j). Shapes: Q, K (..., N, C); V (..., N, M); output (..., N, M)
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

@@ -26,7 +26,7 @@ def test_plain_values_roundtrip():
 
 
 def test_objects_cross_as_unsupported_not_as_code():
-    got = roundtrip((x for x in range(3)))
+    got = roundtrip(x for x in range(3))
     assert isinstance(got, wire.Unsupported) and got.type_name == "generator"
 
 

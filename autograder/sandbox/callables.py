@@ -6,7 +6,7 @@ grader for the reference's call.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import torch
 

@@ -88,11 +88,11 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
             return {"t": "generator", "seed": v.seed}
         if isinstance(v, Named):
             return {"t": "named", "name": v.name}
-        if type(v) in (list, tuple):
-            return {"t": type(v).__name__, "items": [enc(x, depth + 1) for x in v]}
-        if type(v) in (set, frozenset):
+        if isinstance(v, (list, tuple)):  # subclasses (namedtuple, ...) cross as the plain type
+            return {"t": "list" if isinstance(v, list) else "tuple", "items": [enc(x, depth + 1) for x in v]}
+        if isinstance(v, (set, frozenset)):
             return {"t": "set", "items": [enc(x, depth + 1) for x in v]}
-        if type(v) is dict:
+        if isinstance(v, dict):
             return {"t": "dict", "items": [[enc(k, depth + 1), enc(x, depth + 1)] for k, x in v.items()]}
         converted = to_array(v)
         if converted is not None:

@@ -78,10 +78,9 @@ def main() -> None:
         drop_privileges(args.uid, args.gid)
     set_limits(args.memory_mb, args.max_processes, args.max_file_mb)
 
+    import callables
     import numpy as np
     import torch
-
-    import callables
     import wire
 
     torch.set_num_threads(1)
@@ -179,12 +178,14 @@ def _map(value, fn, depth: int = 0):
     """Apply ``fn`` to the leaves of plain containers (lists, tuples, sets, dicts)."""
     if depth > 16:
         return value
-    if type(value) in (list, tuple):
-        return type(value)(_map(v, fn, depth + 1) for v in value)
-    if type(value) in (set, frozenset):
+    if isinstance(value, list):
+        return [_map(v, fn, depth + 1) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_map(v, fn, depth + 1) for v in value)
+    if isinstance(value, (set, frozenset)):
         return {_map(v, fn, depth + 1) for v in value}
-    if type(value) is dict:
-        return {k: _map(v, fn, depth + 1) for k, v in value.items()}
+    if isinstance(value, dict):
+        return {fn(k): _map(v, fn, depth + 1) for k, v in dict.items(value)}
     return fn(value)
 
 

@@ -1,3 +1,5 @@
+# ruff: noqa: F821
+# (appended to the reference before it runs, so the reference's functions are in scope)
 import math
 
 HINT = "A float quotient rounds: for large sizes it can land exactly on an integer it is not. Keep the arithmetic in integers (//)."

@@ -1,4 +1,6 @@
-HINT = "When N*(D+M) equals F*(2M+1) exactly, both costs tie, and a tie is not a crossing."
+# ruff: noqa: F821
+# (appended to the reference before it runs, so the reference's functions are in scope)
+HINT = "When the two costs are exactly equal the linear form is not yet cheaper: the crossover needs strictly fewer MACs."
 
 
 def crossover_length(D, M, degree=2):

@@ -1,3 +1,5 @@
+# ruff: noqa: F821
+# (appended to the reference before it runs, so the reference's functions are in scope)
 HINT = "The numerator takes two products: phi(K)^T V first, then phi(Q) times that result; count both."
 
 

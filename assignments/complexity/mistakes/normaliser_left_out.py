@@ -1,3 +1,5 @@
+# ruff: noqa: F821
+# (appended to the reference before it runs, so the reference's functions are in scope)
 HINT = "The normaliser phi(Q) . sum_j phi(K_j) is a matrix product as well: its multiply-accumulates count."
 
 

@@ -1,8 +1,9 @@
 """Hidden tests of problem 3 (complexity).
 
-The expected counts are measured, not recomputed from a formula: each test runs the attention
-computation on random tensors of the given sizes under torch's ``FlopCounterMode`` and halves
-its FLOP total (the counter charges 2 FLOPs per multiply-accumulate of a matrix product).
+Where the sizes allow, the expected counts are measured, not recomputed from a formula: the test
+runs the attention computation on random tensors of the given sizes under torch's
+``FlopCounterMode`` and halves its FLOP total (it charges 2 FLOPs per multiply-accumulate of a
+matrix product). Sizes too large to run are compared with the reference.
 """
 
 import math
@@ -82,6 +83,15 @@ def expect_count(call, expected):
         raise CheckFailure("\n".join([str(failure), *hints])) from None
 
 
+def expect_cost_dict(call, expected):
+    """The three attention costs of a transformer, one key at a time."""
+    got = call.result()
+    expect_true(isinstance(got, dict), f"expected a dict, got {type(got).__name__} {got!r:.80}", called=call.shown)
+    expect_true(set(got) == set(expected), f"expected exactly the keys {sorted(expected)}, got {sorted(map(repr, got))}", called=call.shown)
+    for key in expected:
+        expect_equal(got[key], expected[key], called=f"{call.shown}[{key!r}]  ({WHAT_EACH_KEY_COUNTS[key]})")
+
+
 @test_case(points=1, hidden=True)
 def test_softmax_attention_macs_match_profiler(complexity):
     for n_q, n_k, d_k, d_v in [(5, 7, 3, 4), (8, 3, 6, 2), (1, 9, 4, 4), (6, 6, 2, 7)]:
@@ -97,12 +107,7 @@ def test_transformer_attention_macs_match_profiler(complexity):
             "cross": measured_macs(lambda: softmax_attention(decoder, encoder, encoder)),
             "decoder_self": measured_macs(lambda: softmax_attention(decoder, decoder, decoder)),
         }
-        call = Call(complexity.transformer_attention_macs, M, N, k)
-        got = call.result()
-        expect_true(isinstance(got, dict), f"expected a dict, got a {type(got).__name__}", called=call.shown)
-        expect_true(set(got) == set(measured), f"expected exactly the keys {sorted(measured)}, got {sorted(map(repr, got))}", called=call.shown)
-        for key, expected in measured.items():
-            expect_equal(got[key], expected, called=f"{call.shown}[{key!r}]  ({WHAT_EACH_KEY_COUNTS[key]})")
+        expect_cost_dict(Call(complexity.transformer_attention_macs, M, N, k), measured)
 
 
 @test_case(points=1, hidden=True)
@@ -154,13 +159,10 @@ def test_costs_exact_for_large_sizes(complexity):
     # Between 2**53 and 2**63: exact in 64-bit integers, not in floats.
     calls = [
         Call(complexity.softmax_attention_macs, 3_000_017, 2_999_999, 1_000, 999),
-        Call(complexity.linear_attention_macs, 1_000_003, 1_000, 1_001, degree=2),
+        Call(complexity.linear_attention_macs, 1_000_003, 1_000, 5_001, degree=2),
         Call(complexity.kernel_feature_dim, 1_000, 6),
     ]
     for call in calls:
         expect_count(call, call.reference())
     call = Call(complexity.transformer_attention_macs, 1_000_000, 999_983, 5_001)
-    got, expected = call.result(), call.reference()
-    expect_true(isinstance(got, dict) and set(got) == set(expected), f"expected a dict with the keys {sorted(expected)}", called=call.shown)
-    for key in expected:
-        expect_equal(got[key], expected[key], called=f"{call.shown}[{key!r}]")
+    expect_cost_dict(call, call.reference())

@@ -2,8 +2,9 @@
 
 import numpy as np
 
+from autograder.checks import difference
 from autograder.sandbox.client import StudentCallError
-from autograder.testkit import Call, expect_equal, expect_true, fail, test_case
+from autograder.testkit import FLOAT64, Call, expect_equal, expect_true, fail, test_case
 
 OK_FORMAT = False
 name = "shift_matrix_public"
@@ -53,7 +54,10 @@ def test_shift_moves_your_encoding_one_step(shift_matrix):
     P = array_of_shape(Call(shift_matrix.sinusoidal_encoding, 10, 6), (10, 6))
     call = Call(shift_matrix.shift_matrix, 6)
     M = array_of_shape(call, (6, 6))
-    expect_equal(P[:-1] @ M.T, P[1:], called=f"{call.shown} @ p_t, for the rows p_0..p_8 of your sinusoidal_encoding(10, 6); should be p_(t+1)")
+    diff = difference(P[:-1] @ M.T, P[1:], FLOAT64)
+    if diff:
+        fail(f"M @ p_t should equal p_(t+1) for t = 0..8, but it does not (row r below is t = r): {diff}",
+             called=f"M = {call.shown}, p_t = row t of your sinusoidal_encoding(T=10, d=6)")
 
 
 @test_case(points=1, hidden=False)

@@ -1,0 +1,188 @@
+"""Hidden tests of problem 5 (random_features): batches, float32, long sequences, the law without a
+generator, the student's own frequencies, and the values of approximation_error.
+
+Each statistical test states the chance that a correct implementation fails it (always below 1e-6).
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from autograder.testkit import Call, Seeded, expect_true, fail, test_case
+
+OK_FORMAT = False
+name = "random_features_hidden"
+
+# Reference single-trial errors come from these seeds, far from any seed a test passes to the student.
+SPREAD_SEED = 20_000
+SPREAD_SAMPLES = 128
+# Half-width of every statistical band of approximation_error, in standard errors. If the log of a
+# mean of trials is Gaussian, (student - reference mean) / (estimated sd * sqrt(1/T + 1/R)) follows
+# Student's t with R - 1 = 127 degrees of freedom, and P(|t_127| > 6.5) = 1.7e-9.
+BAND_SE = 6.5
+
+
+def randn(*shape, seed, scale=1.0, dtype=torch.float64):
+    return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+
+
+def frequencies(F, D, seed, dtype=torch.float64):
+    """F frequencies from the right law, N(0, I / sqrt(D))."""
+    return randn(F, D, seed=seed, dtype=dtype) / D ** 0.25
+
+
+def as_float(value, shown):
+    """The student's scalar as a Python float (a 0-d array is accepted), or a failed check."""
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind == "f":
+        value = float(value.reshape(()))
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        fail(f"expected a positive finite float (a relative error), got {type(value).__name__}", called=shown)
+    return float(value)
+
+
+def frequency_law_problems(W, D, n, budget):
+    """Ways in which an (n, D) sample departs from i.i.d. N(0, 1/sqrt(D)) entries, at total false-alarm chance <= budget.
+
+    Every bound is exact for Gaussian entries: a Chernoff bound for the column means, and the
+    Laurent-Massart (2000) chi-square bounds P(X - n >= 2 sqrt(n x) + 2 x) <= e^-x and
+    P(n - X >= 2 sqrt(n x)) <= e^-x for the variances and for the off-diagonal covariances
+    (sum x_i y_i = v (A - B) / 2 with A, B independent chi-square(n) when x, y are independent).
+    A fifth of the budget goes to the means and two fifths each to the variances and covariances.
+    """
+    W = np.asarray(W, dtype=np.float64)
+    if W.shape != (n, D):
+        return [f"expected shape ({n}, {D}) (one frequency per row), got {W.shape}"]
+    if not np.isfinite(W).all():
+        return ["the frequencies contain non-finite values"]
+    v = 1.0 / math.sqrt(D)
+    problems = []
+    z = math.sqrt(2 * math.log(2 * D / (budget / 5)))
+    if np.abs(W.mean(axis=0)).max() > z * math.sqrt(v / n):
+        problems.append("a coordinate of the frequencies does not have mean 0")
+    x = math.log(2 * D / (2 * budget / 5))
+    ratio = (W * W).mean(axis=0) / v
+    if ratio.min() < 1 - 2 * math.sqrt(x / n) or ratio.max() > 1 + 2 * math.sqrt(x / n) + 2 * x / n:
+        problems.append("the variance of the frequencies does not match w ~ N(0, I/sigma2) with sigma2 = sqrt(D)")
+    pairs = D * (D - 1) // 2
+    if pairs:
+        x = math.log(4 * pairs / (2 * budget / 5))
+        cov = (W.T @ W) / (n * v)
+        if np.abs(cov[~np.eye(D, dtype=bool)]).max() > 2 * math.sqrt(x / n) + x / n:
+            problems.append("two coordinates of the frequencies are correlated; they should be independent")
+    return problems
+
+
+def reference_errors(random_features, D, num_features, **kwargs):
+    """The reference's single-trial errors over SPREAD_SAMPLES independent seeds."""
+    return np.array([Call(random_features.approximation_error, D, num_features, n_trials=1, seed=SPREAD_SEED + i, **kwargs).reference()
+                     for i in range(SPREAD_SAMPLES)])
+
+
+@test_case(points=1, hidden=True)
+def test_feature_map_batched_float32(random_features):
+    Call(random_features.random_feature_map, randn(2, 3, 5, 4, seed=30), frequencies(6, 4, seed=31)).matches_reference()
+    f32 = dict(dtype=torch.float32)
+    Call(random_features.random_feature_map, randn(7, 3, seed=32, **f32), frequencies(5, 3, seed=33, **f32)).matches_reference()
+
+
+@test_case(points=1, hidden=True)
+def test_softmax_kernel_batched_rectangular(random_features):
+    Call(random_features.softmax_kernel, randn(2, 3, 4, 9, seed=34, scale=0.5), randn(2, 3, 6, 9, seed=35, scale=0.5)).matches_reference()
+    f32 = dict(dtype=torch.float32)
+    Call(random_features.softmax_kernel, randn(5, 16, seed=36, scale=0.4, **f32), randn(3, 16, seed=37, scale=0.4, **f32)).matches_reference()
+
+
+@test_case(points=1, hidden=True)
+def test_approx_kernel_batched_rectangular(random_features):
+    Q, K = randn(2, 5, 9, seed=38, scale=0.4), randn(2, 7, 9, seed=39, scale=0.4)
+    Call(random_features.approx_softmax_kernel, Q, K, frequencies(32, 9, seed=40)).matches_reference()
+    f32 = dict(dtype=torch.float32)
+    Call(random_features.approx_softmax_kernel, randn(4, 16, seed=41, scale=0.3, **f32), randn(6, 16, seed=42, scale=0.3, **f32),
+         frequencies(24, 16, seed=43, **f32)).matches_reference()
+
+
+@test_case(points=1, hidden=True)
+def test_rff_attention_batched_rectangular(random_features):
+    Q, K, V = randn(2, 3, 5, 4, seed=44, scale=0.3), randn(2, 3, 8, 4, seed=45, scale=0.3), randn(2, 3, 8, 6, seed=46)
+    Call(random_features.rff_attention, Q, K, V, frequencies(64, 4, seed=47)).matches_reference()
+    f32 = dict(dtype=torch.float32)
+    Call(random_features.rff_attention, randn(6, 9, seed=48, scale=0.3, **f32), randn(10, 9, seed=49, scale=0.3, **f32), randn(10, 2, seed=50, **f32),
+         frequencies(32, 9, seed=51, **f32)).matches_reference()
+
+
+@test_case(points=2, hidden=True)
+def test_rff_attention_long_sequence_in_linear_memory(random_features):
+    # 2**17 tokens: the linear computation needs a few MB, an N x N float64 matrix 128 GiB (beyond the memory limit).
+    # Hints are off: they would run known mistakes, including the quadratic one, in the grader itself.
+    N = 2**17
+    Q, K, V = randn(N, 2, seed=52, scale=0.3), randn(N, 2, seed=53, scale=0.3), randn(N, 2, seed=54)
+    Call(random_features.rff_attention, Q, K, V, frequencies(4, 2, seed=55)).matches_reference(hints=False)
+
+
+@test_case(points=1, hidden=True)
+def test_frequencies_law_without_generator(random_features):
+    # generator=None draws from torch's global random state. False-failure chance at most 1e-7, by the exact bounds
+    # in frequency_law_problems.
+    D, n = 9, 20_000
+    call = Call(random_features.sample_frequencies, D, n)
+    problems = frequency_law_problems(call.result(), D, n, budget=1e-7)
+    if problems:
+        fail("\n".join(problems), called=call.shown)
+
+
+@test_case(points=1, hidden=True)
+def test_frequencies_positional_generator_and_shape(random_features):
+    first = Call(random_features.sample_frequencies, 3, 7, Seeded(11))
+    again = Call(random_features.sample_frequencies, 3, 7, Seeded(11))
+    a, b = np.asarray(first.result()), np.asarray(again.result())
+    expect_true(a.shape == (7, 3), f"expected shape (7, 3): num_features rows of dimension D, got {a.shape}", called=first.shown)
+    expect_true(np.array_equal(a, b), "a generator passed as the third positional argument should decide the frequencies", called=first.shown)
+
+
+@test_case(points=1, hidden=True)
+def test_own_frequencies_give_an_unbiased_kernel(random_features):
+    # The student's frequencies feed the student's kernel. If they follow N(0, I/sqrt(D)), the estimate of each
+    # Gaussian factor is a mean of n = 65536 values cos(w.(q-k)) in [-1, 1]; Hoeffding gives
+    # P(|mean - kernel| >= t) <= 2 exp(-n t^2 / 2), so over 12 entries the false-failure chance is 1e-7.
+    D, n = 4, 65_536
+    call = Call(random_features.sample_frequencies, D, n, generator=Seeded(12))
+    W = np.asarray(call.result(), dtype=np.float64)
+    expect_true(W.shape == (n, D), f"expected shape ({n}, {D}), got {W.shape}", called=call.shown)
+    Q, K = randn(3, D, seed=56, scale=0.3), randn(4, D, seed=57, scale=0.3)
+    estimate = np.asarray(Call(random_features.approx_softmax_kernel, Q, K, torch.from_numpy(W)).result(), dtype=np.float64)
+    exact = Call(random_features.softmax_kernel, Q, K).reference()
+    expect_true(estimate.shape == exact.shape, f"approx_softmax_kernel of 3 queries and 4 keys should have shape (3, 4), got {estimate.shape}")
+    t = math.sqrt(2 * math.log(2 * 12 / 1e-7) / n)
+    scale = np.exp((Q * Q).sum(-1).numpy() / (2 * math.sqrt(D)))[:, None] * np.exp((K * K).sum(-1).numpy() / (2 * math.sqrt(D)))[None, :]
+    expect_true((np.abs(estimate - exact) / scale).max() <= t,
+                "with 65536 of your own frequencies, approx_softmax_kernel does not approach softmax_kernel: check the law of the frequencies")
+
+
+@test_case(points=1, hidden=True)
+def test_error_reproducible_from_seed(random_features):
+    first = Call(random_features.approximation_error, 8, 32, n_tokens=16, n_trials=3, seed=5)
+    again = Call(random_features.approximation_error, 8, 32, n_tokens=16, n_trials=3, seed=5)
+    other = Call(random_features.approximation_error, 8, 32, n_tokens=16, n_trials=3, seed=6)
+    a, b, c = (as_float(x.result(), x.shown) for x in (first, again, other))
+    expect_true(a == b, "the same seed gave two different errors: draw everything from a torch.Generator seeded with `seed`", called=first.shown)
+    expect_true(a != c, "seeds 5 and 6 gave the same error: the inputs and frequencies should come from the seeded generator", called=other.shown)
+
+
+@test_case(points=2, hidden=True)
+def test_error_values_within_reference_spread(random_features):
+    # For each setting, the band is the reference's mean single-trial error (128 other seeds) widened by BAND_SE
+    # standard errors of the log of a T-trial mean, cv * sqrt(1/T + 1/128) (delta method). Under the Gaussian model
+    # for the log of the mean (skewness below 0.05 here) the false-failure chance is 2 x 1.7e-9.
+    # At these settings ||exact||_F is between 2.7 and 4.6, so an absolute error falls far outside.
+    settings = [dict(D=64, num_features=128, n_tokens=32, input_scale=0.4), dict(D=128, num_features=128, n_tokens=24, input_scale=0.35)]
+    n_trials = 16
+    for s in settings:
+        call = Call(random_features.approximation_error, n_trials=n_trials, seed=3, **s)
+        value = as_float(call.result(), call.shown)
+        errors = reference_errors(random_features, **s)
+        cv = errors.std(ddof=1) / errors.mean()
+        half = BAND_SE * cv * math.sqrt(1 / n_trials + 1 / SPREAD_SAMPLES)
+        expect_true(abs(math.log(value) - math.log(errors.mean())) <= half,
+                    f"the error {value:.4g} is far from what these arguments give (it should be the mean over trials of "
+                    "||rff_attention - softmax attention||_F / ||softmax attention||_F)", called=call.shown)

@@ -1,0 +1,184 @@
+"""Public tests of problem 5 (random_features).
+
+Deterministic parts are compared exactly with the reference on the same frequencies W.
+Random parts are judged statistically with fixed seeds; each such test states the chance
+that a correct implementation fails it (always below 1e-6) and how that bound is derived.
+"""
+
+import math
+
+import numpy as np
+import torch
+
+from autograder.testkit import Call, Seeded, Tolerance, expect_equal, expect_true, fail, test_case
+
+OK_FORMAT = False
+name = "random_features_public"
+
+# The worked example of the statement: D = 4 (sigma2 = 2), two frequencies.
+Q_EX = torch.tensor([[0.5, 0.0, 0.5, 0.0]], dtype=torch.float64)
+K_EX = torch.tensor([[0.5, 0.5, 0.0, 0.0]], dtype=torch.float64)
+W_EX = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, -1.0, 0.0]], dtype=torch.float64)
+
+# Reference single-trial errors come from these seeds, far from any seed a test passes to the student.
+SPREAD_SEED = 10_000
+SPREAD_SAMPLES = 128
+# Half-width of every statistical band of approximation_error, in standard errors. If the log of a
+# mean of trials is Gaussian, (student - reference mean) / (estimated sd * sqrt(1/T + 1/R)) follows
+# Student's t with R - 1 = 127 degrees of freedom, and P(|t_127| > 6.5) = 1.7e-9.
+BAND_SE = 6.5
+
+
+def randn(*shape, seed, scale=1.0, dtype=torch.float64):
+    return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+
+
+def as_float(value, shown):
+    """The student's scalar as a Python float (a 0-d array is accepted), or a failed check."""
+    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind == "f":
+        value = float(value.reshape(()))
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        fail(f"expected a positive finite float (a relative error), got {value!r:.80}", called=shown)
+    return float(value)
+
+
+def frequency_law_problems(W, D, n, budget):
+    """Ways in which an (n, D) sample departs from i.i.d. N(0, 1/sqrt(D)) entries, at total false-alarm chance <= budget.
+
+    Every bound is exact for Gaussian entries: a Chernoff bound for the column means, and the
+    Laurent-Massart (2000) chi-square bounds P(X - n >= 2 sqrt(n x) + 2 x) <= e^-x and
+    P(n - X >= 2 sqrt(n x)) <= e^-x for the variances and for the off-diagonal covariances
+    (sum x_i y_i = v (A - B) / 2 with A, B independent chi-square(n) when x, y are independent).
+    A fifth of the budget goes to the means and two fifths each to the variances and covariances.
+    """
+    W = np.asarray(W, dtype=np.float64)
+    if W.shape != (n, D):
+        return [f"expected shape ({n}, {D}) (one frequency per row), got {W.shape}"]
+    if not np.isfinite(W).all():
+        return ["the frequencies contain non-finite values"]
+    v = 1.0 / math.sqrt(D)
+    problems = []
+    z = math.sqrt(2 * math.log(2 * D / (budget / 5)))
+    means = W.mean(axis=0)
+    if np.abs(means).max() > z * math.sqrt(v / n):
+        problems.append(f"a column mean is {means[np.abs(means).argmax()]:.4g}; the frequencies should have mean 0")
+    x = math.log(2 * D / (2 * budget / 5))
+    ratio = (W * W).mean(axis=0) / v
+    low, high = 1 - 2 * math.sqrt(x / n), 1 + 2 * math.sqrt(x / n) + 2 * x / n
+    if ratio.min() < low or ratio.max() > high:
+        worst = ratio[np.abs(ratio - 1).argmax()] * v
+        problems.append(f"a coordinate of the frequencies has variance {worst:.4g}, but w ~ N(0, I/sigma2) with sigma2 = sqrt(D) = {math.sqrt(D):.4g} "
+                        f"gives variance 1/sqrt(D) = {v:.4g}")
+    pairs = D * (D - 1) // 2
+    if pairs:
+        x = math.log(4 * pairs / (2 * budget / 5))
+        cov = (W.T @ W) / (n * v)
+        off = np.abs(cov[~np.eye(D, dtype=bool)]).max()
+        if off > 2 * math.sqrt(x / n) + x / n:
+            problems.append(f"two coordinates of the frequencies are correlated (normalised covariance {off:.3g}); they should be independent")
+    return problems
+
+
+def reference_errors(random_features, D, num_features, **kwargs):
+    """The reference's single-trial errors over SPREAD_SAMPLES independent seeds."""
+    return np.array([Call(random_features.approximation_error, D, num_features, n_trials=1, seed=SPREAD_SEED + i, **kwargs).reference()
+                     for i in range(SPREAD_SAMPLES)])
+
+
+def log_centre_and_cv(errors):
+    """Log of the mean single-trial error and the coefficient of variation: sd(log of a T-trial mean) = cv / sqrt(T) (delta method)."""
+    return math.log(errors.mean()), errors.std(ddof=1) / errors.mean()
+
+
+@test_case(points=1, hidden=False)
+def test_feature_map_worked_example(random_features):
+    call = Call(random_features.random_feature_map, torch.cat([Q_EX, K_EX]), W_EX)
+    got = call.matches_reference()
+    # The rounded numbers printed in the statement.
+    expect_equal(got, np.array([[0.3390, -0.3390, 0.6205, 0.6205], [0.3390, 0.3390, 0.6205, 0.6205]]), tol=Tolerance(1e-3), called=call.shown)
+
+
+@test_case(points=1, hidden=False)
+def test_softmax_kernel_small(random_features):
+    Call(random_features.softmax_kernel, randn(3, 4, seed=1, scale=0.5), randn(5, 4, seed=2, scale=0.5)).matches_reference()
+
+
+@test_case(points=1, hidden=False)
+def test_approx_kernel_worked_example(random_features):
+    call = Call(random_features.approx_softmax_kernel, Q_EX, K_EX, W_EX)
+    got = call.matches_reference()
+    expect_equal(got, np.array([[0.9889]]), tol=Tolerance(1e-3), called=call.shown)
+
+
+@test_case(points=1, hidden=False)
+def test_rff_attention_small(random_features):
+    Q, K, V = randn(6, 4, seed=3, scale=0.3), randn(6, 4, seed=4, scale=0.3), randn(6, 3, seed=5)
+    W = randn(16, 4, seed=6) / math.sqrt(2.0)  # N(0, I / sigma2) with sigma2 = sqrt(4)
+    Call(random_features.rff_attention, Q, K, V, W).matches_reference()
+
+
+@test_case(points=1, hidden=False)
+def test_frequencies_follow_the_law(random_features):
+    # False-failure chance of a correct (Gaussian) sampler: at most 1e-7, by the exact bounds in frequency_law_problems.
+    D, n = 16, 20_000
+    call = Call(random_features.sample_frequencies, D, n, generator=Seeded(2024))
+    problems = frequency_law_problems(call.result(), D, n, budget=1e-7)
+    if problems:
+        fail("\n".join(problems), called=call.shown)
+
+
+@test_case(points=1, hidden=False)
+def test_frequencies_use_the_generator(random_features):
+    first = Call(random_features.sample_frequencies, 5, 40, generator=Seeded(5))
+    again = Call(random_features.sample_frequencies, 5, 40, generator=Seeded(5))
+    other = Call(random_features.sample_frequencies, 5, 40, generator=Seeded(6))
+    a, b, c = first.result(), again.result(), other.result()
+    expect_true(np.asarray(a).shape == (40, 5), f"expected shape (40, 5), got {np.asarray(a).shape}", called=first.shown)
+    expect_true(np.array_equal(a, b), "two generators seeded with 5 gave different frequencies: draw them from `generator`, not from the global random state",
+                called=first.shown)
+    expect_true(not np.array_equal(a, c), "generators seeded with 5 and with 6 gave the same frequencies: draw them from `generator`", called=other.shown)
+
+
+@test_case(points=1, hidden=False)
+def test_approx_kernel_is_unbiased(random_features):
+    # The grader draws 8 independent sets of 8192 frequencies; the average of the estimates is the mean of
+    # 65536 terms exp(|q|^2/(2 sigma2)) cos(w.(q-k)) exp(|k|^2/(2 sigma2)), with cos in [-1, 1]. Hoeffding:
+    # P(|mean cos - Gaussian kernel| >= t) <= 2 exp(-n t^2 / 2); over all 12 entries the chance is 1e-7.
+    # (The frequencies are fixed, so a correct implementation passes here exactly when the reference does.)
+    D, batches, per_batch = 4, 8, 8192
+    Q, K = randn(3, D, seed=7, scale=0.3), randn(4, D, seed=8, scale=0.3)
+    estimates = []
+    for b in range(batches):
+        W = randn(per_batch, D, seed=100 + b) / D ** 0.25
+        estimates.append(np.asarray(Call(random_features.approx_softmax_kernel, Q, K, W).result(), dtype=np.float64))
+    exact = Call(random_features.softmax_kernel, Q, K).reference()
+    n, entries = batches * per_batch, 12
+    t = math.sqrt(2 * math.log(2 * entries / 1e-7) / n)
+    scale = np.exp((Q * Q).sum(-1).numpy() / (2 * math.sqrt(D)))[:, None] * np.exp((K * K).sum(-1).numpy() / (2 * math.sqrt(D)))[None, :]
+    if any(e.shape != (3, 4) for e in estimates):
+        fail(f"approx_softmax_kernel of 3 queries and 4 keys should have shape (3, 4), got {estimates[0].shape}")
+    worst = np.abs(np.mean(estimates, axis=0) - exact) / scale
+    expect_true(worst.max() <= t, f"averaged over {n} random frequencies, approx_softmax_kernel should approach softmax_kernel; "
+                f"the Gaussian factor is off by {worst.max():.3g} (accepted {t:.3g})")
+
+
+@test_case(points=1, hidden=False)
+def test_error_falls_with_num_features(random_features):
+    # Quadrupling num_features should halve the error. For each F the band comes from 128 single-trial errors of
+    # the reference (other seeds). The student's log ratio log(e_F / e_4F) minus the reference's has standard
+    # error at most (cv_F + cv_4F) sqrt(1/T + 1/128) whatever the correlation between the student's values
+    # (Cauchy-Schwarz), so a band of BAND_SE of them fails a correct implementation with chance <= 3 x 1.7e-9
+    # under the Gaussian model (the log of a 16+ trial mean: skewness below 0.05 at these settings).
+    D, sizes, n_trials = 64, [16, 64, 256, 1024], 32
+    values, bands = [], []
+    for F in sizes:
+        call = Call(random_features.approximation_error, D, F, n_trials=n_trials)
+        values.append(as_float(call.result(), call.shown))
+        bands.append(log_centre_and_cv(reference_errors(random_features, D, F)))
+    for i in range(len(sizes) - 1):
+        (c1, cv1), (c2, cv2) = bands[i], bands[i + 1]
+        half = BAND_SE * (cv1 + cv2) * math.sqrt(1 / n_trials + 1 / SPREAD_SAMPLES)
+        low, high = math.exp(c1 - c2 - half), math.exp(c1 - c2 + half)
+        ratio = values[i] / values[i + 1]
+        expect_true(low <= ratio <= high, f"approximation_error({D}, {sizes[i]}) / approximation_error({D}, {sizes[i + 1]}) = {ratio:.3g}; an error "
+                    f"that falls as 1/sqrt(num_features) roughly halves when num_features is quadrupled (accepted range [{low:.3g}, {high:.3g}])")

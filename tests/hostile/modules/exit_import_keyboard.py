@@ -1,0 +1,3 @@
+"""Exits: KeyboardInterrupt raised while the module is being imported."""
+
+raise KeyboardInterrupt

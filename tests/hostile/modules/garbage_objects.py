@@ -1,0 +1,34 @@
+"""Garbage returns: objects that cannot cross, that refuse to be inspected, or nest without end."""
+
+import torch
+
+
+class Evil:
+    def __repr__(self):
+        raise RuntimeError("no repr for you")
+
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class LyingInt(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+def argmax_attention(Q, K, V):
+    # The three graded calls have queries of shapes (3, 2), (2, 2) and (2, 3, 5, 4).
+    if tuple(Q.shape) == (3, 2):
+        return (Evil(), LyingInt(7), torch, lambda: 1, {Evil(): 1})
+    if tuple(Q.shape) == (2, 2):
+        loop = []
+        loop.append(loop)
+        return loop
+    deep = V
+    for _ in range(10_000):
+        deep = [deep]
+    return deep

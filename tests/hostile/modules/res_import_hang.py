@@ -1,0 +1,4 @@
+"""Resource abuse: importing the module never finishes."""
+
+while True:
+    pass

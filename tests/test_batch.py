@@ -1,0 +1,133 @@
+"""`grade-all`: a row per submission whatever it holds, resumable, the same CSV for any --jobs."""
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from autograder import batch, manifest, paths
+from tests.helpers import reference_submission, zip_folder
+
+
+def make_dir(root, modules):
+    """reference folder, reference zip, stub folder, a file that is not a zip, an empty folder."""
+    subs = root / "subs"
+    subs.mkdir(parents=True)
+    reference_submission(subs / "ref")
+    zip_folder(subs / "ref", subs / "refzip.zip", prefix="hw/")
+    (subs / "stub").mkdir()
+    for module in modules:
+        shutil.copy(paths.TEMPLATES / f"{module}.py", subs / "stub" / f"{module}.py")
+    (subs / "notes.txt").write_text("not a submission")
+    (subs / "empty").mkdir()
+    return subs
+
+
+def read_csv(path):
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def one_problem(tmp_path, module="qkv_arithmetic"):
+    """An assignment with one problem only (the same problem folder), to keep these tests quick."""
+    folder = tmp_path / "assignments"
+    folder.mkdir()
+    (folder / module).symlink_to(paths.ASSIGNMENTS / module)
+    points = manifest.load().problem(module).points
+    (folder / "assignment.yaml").write_text(f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {points:g}\nproblems:\n  - {module}\n')
+    return manifest.load(folder / "assignment.yaml")
+
+
+def test_grade_all_command_rows_statuses_and_resume(tmp_path, assignment):
+    subs = make_dir(tmp_path, assignment.modules)
+    out = tmp_path / "out" / "grades.csv"
+    cmd = [sys.executable, "-m", "autograder", "grade-all", str(subs), "--out", str(out), "--jobs", "2"]
+    proc = subprocess.run(cmd, cwd=paths.ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = {r["submission"]: r for r in read_csv(out)}
+    assert sorted(rows) == ["empty", "notes.txt", "ref", "refzip.zip", "stub"]
+    total = f"{assignment.total_points:g}"
+    assert rows["ref"]["total"] == total and rows["refzip.zip"]["total"] == total
+    assert rows["ref"]["status"] == rows["refzip.zip"]["status"] == "ok"
+    for module in assignment.modules:
+        assert rows["ref"][module] == f"{assignment.problem(module).points:g}"
+        assert rows["stub"][module] == "0"
+    assert rows["stub"]["total"] == "0" and rows["stub"]["status"] == "ok"
+    assert rows["empty"]["total"] == "0" and rows["empty"]["status"] == "no module file found"
+    assert rows["notes.txt"]["total"] == "0" and "neither a folder nor a .zip" in rows["notes.txt"]["status"]
+    for name in rows:
+        results = json.loads((out.parent / "results" / f"{name}.json").read_text())
+        assert f"{results['score']:g}" == rows[name]["total"]
+    summary = (out.parent / "summary.txt").read_text()
+    assert "TOTAL" in summary and "5 submissions" in summary and summary.strip() in proc.stdout
+    assert (out.parent / "histogram.png").stat().st_size > 0
+    assert "[5/5]" in proc.stderr  # plain progress lines when not on a terminal
+
+    stamps = {p.name: p.stat().st_mtime_ns for p in (out.parent / "results").iterdir()}
+    proc = subprocess.run(cmd, cwd=paths.ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0 and "graded 0 now, 5 from earlier runs" in proc.stdout, proc.stdout + proc.stderr
+    assert {p.name: p.stat().st_mtime_ns for p in (out.parent / "results").iterdir()} == stamps
+    assert {r["submission"]: r for r in read_csv(out)} == rows
+
+
+def without_seconds(path):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in read_csv(path)]
+
+
+def test_force_regrades_and_jobs_do_not_change_the_csv(tmp_path):
+    small = one_problem(tmp_path)
+    subs = make_dir(tmp_path, small.modules)
+    one, two = tmp_path / "one" / "grades.csv", tmp_path / "two" / "grades.csv"
+    first = batch.grade_all(subs, one, jobs=1, assignment=small, stream=io.StringIO())
+    assert sorted(first.graded) == ["empty", "notes.txt", "ref", "refzip.zip", "stub"]
+    batch.grade_all(subs, two, jobs=2, assignment=small, stream=io.StringIO())
+    assert without_seconds(one) == without_seconds(two)
+    assert [r["total"] for r in read_csv(one)] == ["0", "0", "15", "15", "0"]
+
+    again = batch.grade_all(subs, one, jobs=2, assignment=small, stream=io.StringIO())
+    assert again.graded == [] and len(again.reports) == 5
+    stamps = {p.name: p.stat().st_mtime_ns for p in (one.parent / "records").iterdir()}
+    forced = batch.grade_all(subs, one, jobs=2, force=True, assignment=small, stream=io.StringIO())
+    assert sorted(forced.graded) == sorted(first.graded)
+    assert all(p.stat().st_mtime_ns > stamps[p.name] for p in (one.parent / "records").iterdir())
+    assert without_seconds(one) == without_seconds(two)
+
+
+def test_a_missing_result_is_graded_again_and_a_grader_crash_gets_a_row(tmp_path, monkeypatch):
+    small = one_problem(tmp_path)
+    subs = make_dir(tmp_path, small.modules)
+    out = tmp_path / "out" / "grades.csv"
+    batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    (out.parent / "results" / "ref.json").unlink()
+    real = batch.grading.grade
+
+    def grade(path, assignment=None, **kw):
+        if path.name == "ref":
+            raise RuntimeError("the grader broke")
+        return real(path, assignment, **kw)
+
+    monkeypatch.setattr(batch.grading, "grade", grade)
+    rerun = batch.grade_all(subs, out, jobs=2, assignment=small, stream=io.StringIO())
+    assert rerun.graded == ["ref"]
+    rows = {r["submission"]: r for r in read_csv(out)}
+    assert len(rows) == 5 and rows["ref"]["total"] == "0" and "grader error: RuntimeError: the grader broke" in rows["ref"]["status"]
+    assert rows["refzip.zip"]["total"] == "15"
+    assert json.loads((out.parent / "results" / "ref.json").read_text())["score"] == 0
+
+
+@pytest.mark.parametrize("tty", [False, True])
+def test_progress_lines_and_bar(tty):
+    class Stream(io.StringIO):
+        def isatty(self):
+            return tty
+
+    stream = Stream()
+    progress = batch.Progress(2, stream)
+    report = batch.GradeReport("x", [], ["n"], 1.0)
+    progress.update("a", report)
+    progress.update("b", report)
+    text = stream.getvalue()
+    assert ("\r[" in text and "2/2" in text and "/min" in text and "s left" in text) if tty else text.count("\n") == 2 and "[2/2] b" in text
