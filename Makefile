@@ -30,11 +30,16 @@ check: $(STAMP)
 templates: $(STAMP)
 	$(PY) -m autograder templates
 
+## The students' zip: stubs, statements, public tests with recorded expected values, `check`; no reference.
+handout: $(STAMP)
+	$(PY) -m autograder handout --out dist/handout.zip
+
 plots: $(STAMP)
 	$(PY) docs/plot_rff_error.py
 
 bench: $(STAMP)
 	$(PY) bench/bench_grade_vs_otter.py
+	$(PY) bench/bench_grade_all.py --copies 10
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -27,8 +27,8 @@ def _short(value: Any) -> str:
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         dtype = str(value.dtype).replace("torch.", "")
         return f"{dtype}{list(value.shape)}"
-    if isinstance(value, (list, tuple)) and len(value) > 6:
-        return f"<{type(value).__name__} of {len(value)}>"
+    if isinstance(value, (list, tuple)) and (len(value) > 6 or any(hasattr(v, "shape") for v in value)):
+        return f"<{type(value).__name__} of {len(value)}: {', '.join(_short(v) for v in value[:3])}{', ...' if len(value) > 3 else ''}>"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -107,7 +107,9 @@ class Call:
         return _plain(impl(*materialize(self.args), **materialize(self.kwargs)))
 
     def reference(self) -> Any:
-        """The reference's value on the same inputs."""
+        """The reference's value on the same inputs (recorded in advance in the students' handout, which has no reference)."""
+        if not solutions.has_reference(self.module):
+            return solutions.recorded_output(self.module, self.func, self.args, self.kwargs)
         return self.run_trusted(getattr(solutions.reference(self.module), self.func))
 
     def tolerance(self, rtol: float | None) -> checks.Tolerance:

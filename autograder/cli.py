@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 
 from . import paths
+
+
+class StaffOnly(Exception):
+    """A staff command run from the students' handout, which leaves the staff modules out."""
+
+
+def _staff(name: str):
+    """Import a staff-only module of this package."""
+    try:
+        return importlib.import_module(f"{__package__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"{__package__}.{name}":
+            raise StaffOnly(name) from None
+        raise
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -49,9 +64,7 @@ def _cmd_grade(args: argparse.Namespace) -> int:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    from . import build
-
-    path = build.build_autograder_zip(Path(args.out))
+    path = _staff("build").build_autograder_zip(Path(args.out))
     print(f"wrote {path}")
     return 0
 
@@ -65,8 +78,9 @@ def _cmd_templates(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from . import manifest, validate_command
+    from . import manifest
 
+    validate_command = _staff("validate_command")
     assignment = manifest.load()
     unknown = [m for m in args.problem or [] if m not in assignment.modules]
     if unknown:
@@ -76,8 +90,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_grade_all(args: argparse.Namespace) -> int:
-    from . import batch
-
+    batch = _staff("batch")
     folder = Path(args.dir)
     if not folder.is_dir():
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
@@ -89,9 +102,7 @@ def _cmd_grade_all(args: argparse.Namespace) -> int:
 
 
 def _cmd_handout(args: argparse.Namespace) -> int:
-    from . import handout
-
-    print(f"wrote {handout.build_handout(Path(args.out))}")
+    print(f"wrote {_staff('handout').build_handout(Path(args.out))}")
     return 0
 
 
@@ -157,8 +168,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except ModuleNotFoundError as exc:
-        if exc.name and exc.name.startswith("autograder."):
-            print(f"error: `{args.command}` is a staff command and is not part of the handout", file=sys.stderr)
-            return 2
-        raise
+    except StaffOnly:
+        print(f"error: `{args.command}` is a staff command; the handout does not include it", file=sys.stderr)
+        return 2

@@ -13,13 +13,26 @@ from collections.abc import Callable
 from typing import Any
 
 from .calls import Call
-from .checks import FLOAT32, FLOAT64, CheckFailure, Tolerance, expect_between, expect_equal, expect_true, fail
+from .checks import FLOAT32, FLOAT64, CheckFailure, Tolerance, describe, difference, expect_between, expect_equal, expect_true, fail
+from .sandbox.client import StudentCallError
 from .sandbox.wire import Named, Seeded
 
 __all__ = [
-    "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "Tolerance",
-    "expect_between", "expect_equal", "expect_true", "fail", "test_case",
+    "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
+    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "test_case",
 ]
+
+
+def expect_raises(call: Call, exception: str) -> None:
+    """Fail unless the student's function raised ``exception`` (by name) on this call."""
+    try:
+        got = call.result()
+    except StudentCallError as exc:
+        first = str(exc).splitlines()[0]
+        if exc.kind == "raised" and f" raised {exception}:" in first:
+            return
+        fail(f"Called: {call.shown}\nExpected: {exception}\nGot: {first}")
+    fail(f"Called: {call.shown}\nExpected: {exception}\nGot: it returned {describe(got)} instead of raising")
 
 
 class LocalTestCase:

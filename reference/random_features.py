@@ -42,7 +42,7 @@ def softmax_kernel(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
 
 
 def _weighted_features(X: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
-    """``exp(|x|^2/(2 sigma2)) phi(x)`` for every row x of X: the norm factor folded into the features."""
+    """Optional helper: ``exp(|x|^2/(2 sigma2)) phi(x)`` for every row x of X (the norm factor folded into the features)."""
     # BEGIN SOLUTION
     norm_factor = torch.exp((X * X).sum(dim=-1, keepdim=True) / (2 * _sigma2(X.shape[-1])))
     return norm_factor * random_feature_map(X, W)

@@ -34,7 +34,7 @@ def softmax_kernel(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
 
 
 def _weighted_features(X: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
-    """``exp(|x|^2/(2 sigma2)) phi(x)`` for every row x of X: the norm factor folded into the features."""
+    """Optional helper: ``exp(|x|^2/(2 sigma2)) phi(x)`` for every row x of X (the norm factor folded into the features)."""
     raise NotImplementedError("TODO: implement _weighted_features()")
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import yaml
 
 from autograder import manifest
 from autograder.sandbox import policy
@@ -59,6 +60,7 @@ class Case:
     sandbox: bool = True            # meaningful only with bubblewrap and a dropped user
     exclusive: bool = False         # uses machine-wide resources (processes of the sandbox user, memory): run alone
     slow: bool = False              # waits for time limits: start early
+    full: bool = False              # graded against every problem of the manifest, not just the host and one witness
 
     def __str__(self) -> str:
         return self.name
@@ -68,11 +70,11 @@ CALL = r"qkv_arithmetic\.argmax_attention\(Q=float64\["
 CASES = [
     # Forgery: the grader alone writes results.json, and it never reads the student's words as results.
     Case("forge_files", "twin", (CALL, r"expected a tensor of shape \(3, 2\), got None")),
-    Case("forge_detached", "twin", (CALL, r"got None")),
+    Case("forge_detached", "twin", (CALL, r"got None"), full=True),
     Case("forge_stdout", "twin", (CALL, r"got None")),
     Case("forge_reply_pipe", "twin", (CALL, r"sent back something unreadable|could not be read")),
     # Comparison tampering: comparisons happen in the grader, on plain data.
-    Case("tamper_patch_checks", "twin", (CALL, r"entries differ")),
+    Case("tamper_patch_checks", "twin", (CALL, r"entries differ"), full=True),
     Case("tamper_tensor_subclass", "twin", (CALL, r"entries differ")),
     Case("tamper_ndarray_subclass", "twin", (CALL, r"entries differ")),
     # Stealing: the reference and the tests are not visible from the sandbox.
@@ -81,7 +83,7 @@ CASES = [
     Case("symlink_folder", "zero", (r"qkv_arithmetic\.py was not found",), shape=True, others="zero", sandbox=False),
     Case("symlink_zip", "zero", (r"qkv_arithmetic\.py could not be read: it is a symbolic link",), shape=True, sandbox=False),
     # Attacking the grader.
-    Case("attack_kill", "twin", (CALL, r"killed by signal SIGKILL", r"did not finish within the time limit of 3 s"), slow=True),
+    Case("attack_kill", "twin", (CALL, r"killed by signal SIGKILL", r"did not finish within the time limit of 3 s"), slow=True, full=True),
     Case("attack_write", "twin", (CALL, r"got None")),
     # Resource abuse.
     Case("res_busy_loop", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True),
@@ -89,12 +91,12 @@ CASES = [
     Case("res_sleep", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True),
     Case("res_import_hang", "zero", (r"qkv_arithmetic\.py could not be imported: .*did not finish within 3 s",), slow=True),
     Case("res_memory", "twin", (CALL, r"raised MemoryError", r"raised RuntimeError: .*alloc"), exclusive=True),
-    Case("res_fork_bomb", "twin", (CALL, r"got None"), exclusive=True),
-    Case("res_print_flood", "twin", (CALL, r"got None")),
+    Case("res_fork_bomb", "twin", (CALL, r"got None"), exclusive=True, full=True),
+    Case("res_print_flood", "twin", (CALL, r"got None"), full=True),
     Case("res_fill_tmp", "twin", (CALL, r"got None"), exclusive=True),
     # Exits.
     Case("exit_import_sys", "zero", (r"qkv_arithmetic\.py could not be imported: SystemExit: All tests passed",), sandbox=False),
-    Case("exit_import_os", "zero", (r"qkv_arithmetic\.py could not be imported: the process exited with status 3",), sandbox=False),
+    Case("exit_import_os", "zero", (r"qkv_arithmetic\.py could not be imported: the process exited with status 3",), sandbox=False, full=True),
     Case("exit_import_keyboard", "zero", (r"qkv_arithmetic\.py could not be imported: KeyboardInterrupt",), sandbox=False),
     Case("exit_in_function", "twin", (CALL, r"raised SystemExit: 0", r"exited with status 0", r"raised KeyboardInterrupt"), sandbox=False),
     Case("exit_signal", "twin", (CALL, r"killed by signal SIGSEGV", r"killed by signal SIGABRT", r"killed by signal SIGKILL"), sandbox=False),
@@ -114,12 +116,12 @@ CASES = [
     Case("empty_zip", "zero", (r"was not found in the submission",), shape=True, others="zero", sandbox=False),
     Case("not_a_zip", "zero", (r"not a readable zip file",), shape=True, others="zero", sandbox=False),
     Case("extras_dir", "full", (r"ignored \(never read or run\): .*conftest\.py",), shape=True, sandbox=False),
-    Case("extras_zip", "full", (r"ignored \(never read or run\): .*\.OTTER_LOG",), shape=True, sandbox=False),
+    Case("extras_zip", "full", (r"ignored \(never read or run\): .*\.OTTER_LOG",), shape=True, sandbox=False, full=True),
     Case("zip_slip", "full", (r"unsafe path, not extracted",), shape=True, sandbox=False),
     Case("fifo", "zero", (r"qkv_arithmetic\.py could not be read: it is a link or a special file",), shape=True, sandbox=False),
     Case("big_module", "zero", (r"qkv_arithmetic\.py could not be read: it is \d+ bytes, more than",), shape=True, sandbox=False),
     Case("many_entries", "full", shape=True, sandbox=False),
-    Case("zip_bomb", "zero", (r"qkv_arithmetic\.py could not be read: it unpacks to \d+ bytes",), shape=True, sandbox=False),
+    Case("zip_bomb", "zero", (r"qkv_arithmetic\.py could not be read: it unpacks to \d+ bytes",), shape=True, sandbox=False, full=True),
     Case("zip_bomb_lying_header", "zero", (r"qkv_arithmetic\.py could not be read",), shape=True, sandbox=False),
 ]
 TWICE = ("res_busy_loop", "garbage_basic")   # graded a second time: the results must be identical apart from timings
@@ -142,14 +144,13 @@ class Lab:
     full: dict[str, float] = field(default_factory=dict)
     twin_score: float = -1.0
     reference_seconds: float = 0.0
+    host_calls: int = 0
 
     def bound(self) -> float:
-        """Seconds a grading run may take: the honest run, plus for the host problem one import and two
-        stopped calls per function (a function is not called again after stopping the worker twice),
-        each costing the call limit and a worker restart."""
+        """Seconds a grading run may take: the honest run (with room for a loaded machine), plus for the
+        host's import and each of its calls the call limit and a worker restart."""
         host = self.assignment.problem(HOST)
-        functions = len(re.findall(rb"^def [a-z]", self.sources[HOST], re.MULTILINE))
-        return 3 * self.reference_seconds + 30 + (1 + 2 * functions) * (host.limits.call_seconds + RESTART_SECONDS)
+        return 3 * self.reference_seconds + 30 + (1 + self.host_calls) * (host.limits.call_seconds + RESTART_SECONDS)
 
 
 @dataclass
@@ -170,13 +171,14 @@ class Outcome:
     """A graded case, with the evidence the tests check."""
 
     case: Case
+    lab: Lab
     marker: str
     run: Run
     out_before: dict
     out_after: dict
     scratch_before: dict
     scratch_after: dict
-    grader_tmp_left: list[str]
+    grader_tmp_left: list[str]     # apart from torch's own cache folder of the grader process
     processes: list[str]
     host_tmp_hits: list[str]
     autograder_dir_before: bool
@@ -288,8 +290,8 @@ def run_case(lab: Lab, case: Case) -> Outcome:
     autograder_before = os.path.exists("/autograder")
     run = grade(lab, submission, out, tmpdir)
     outcome = Outcome(
-        case, marker, run, out_before, snapshot(out_dir), scratch_before, snapshot(scratch),
-        sorted(os.listdir(tmpdir)), marked_processes(marker), host_tmp_hits(marker),
+        case, lab, marker, run, out_before, snapshot(out_dir), scratch_before, snapshot(scratch),
+        sorted(p for p in os.listdir(tmpdir) if not p.startswith("torchinductor_")), marked_processes(marker), host_tmp_hits(marker),
         autograder_before, os.path.exists("/autograder"),
     )
     if case.name in TWICE:
@@ -297,7 +299,8 @@ def run_case(lab: Lab, case: Case) -> Outcome:
     return outcome
 
 
-def _make_lab(root: Path) -> Lab:
+def _make_lab(root: Path, lean: bool) -> Lab:
+    """Copy the project; lower the host's call limit; a lean lab lists only the host and the next problem."""
     project = root / "project"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("autograder", "assignments", "reference"):
@@ -306,24 +309,36 @@ def _make_lab(root: Path) -> Lab:
     text, count = re.subn(r"call_seconds:\s*[0-9.]+", f"call_seconds: {CALL_SECONDS}", yaml_path.read_text(encoding="utf-8"))
     assert count == 1, f"{yaml_path}: no call_seconds to lower"
     yaml_path.write_text(text, encoding="utf-8")
-    assignment = manifest.load(project / "assignments" / "assignment.yaml")
-    assert HOST in assignment.modules, f"{HOST} must be listed in the manifest to host the hostile cases"
+    manifest_path = project / "assignments" / "assignment.yaml"
+    listed = manifest.load(manifest_path)
+    assert HOST in listed.modules, f"{HOST} must be listed in the manifest to host the hostile cases"
+    if lean:
+        # The host and one witness (the problem listed after it) stand for "every other problem".
+        i = listed.modules.index(HOST)
+        keep = [HOST] + listed.modules[i + 1 : i + 2] if i + 1 < len(listed.modules) else [HOST] + listed.modules[:i][:1]
+        data = yaml.safe_load(manifest_path.read_text(encoding="utf-8"))
+        data["problems"] = keep
+        data["total_points"] = sum(listed.problem(m).points for m in keep)
+        manifest_path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    assignment = manifest.load(manifest_path)
     sources = {m: (project / "reference" / f"{m}.py").read_bytes() for m in assignment.modules}
+    tests = [f for p in assignment.problems if p.module == HOST for f, _ in p.test_files(True)]
     lab = Lab(root, project, assignment, sources, snapshot(project))
     lab.full = {p.module: p.points for p in assignment.problems}
+    lab.host_calls = sum(f.read_text(encoding="utf-8").count("Call(") for f in tests)
     return lab
 
 
-def _baseline(lab: Lab) -> None:
-    """Grade the reference (timing) and the twin: the reference with argmax_attention broken honestly."""
-    for name, override in (("reference", b""), ("twin", TWIN_OVERRIDE)):
+def _baseline(lab: Lab, twin: bool) -> None:
+    """Grade the reference (full marks, timing) and the twin: the reference with argmax_attention broken honestly."""
+    for name, override in (("reference", b""), ("twin", TWIN_OVERRIDE))[: 2 if twin else 1]:
         sub = lab.root / "baseline" / name
         sub.mkdir(parents=True)
         for module, source in lab.sources.items():
             (sub / f"{module}.py").write_bytes(source + (override if module == HOST else b""))
         tmpdir = lab.root / "baseline" / f"{name}-tmp"
         tmpdir.mkdir()
-        lab.reference_seconds = lab.reference_seconds or 60.0
+        lab.reference_seconds = lab.reference_seconds or 120.0
         run = grade(lab, sub, lab.root / "baseline" / f"{name}.json", tmpdir)
         assert run.results is not None, f"grading the {name} failed:\n{run.stderr}"
         scores = problem_scores(run.results)
@@ -352,20 +367,21 @@ def _selected(session: pytest.Session) -> list[Case]:
 
 
 @pytest.fixture(scope="session")
-def lab(tmp_path_factory) -> Lab:
-    lab = _make_lab(tmp_path_factory.mktemp("hostile"))
-    _baseline(lab)
-    return lab
-
-
-@pytest.fixture(scope="session")
-def outcomes(lab: Lab, request) -> dict[str, Outcome]:
+def outcomes(tmp_path_factory, request) -> dict[str, Outcome]:
+    """Grade every selected case: most against a lean lab, a few against the full manifest."""
     cases = _selected(request.session)
+    lean = _make_lab(tmp_path_factory.mktemp("hostile-lean"), lean=True)
+    _baseline(lean, twin=True)
+    labs = {False: lean}
+    if any(c.full for c in cases):
+        labs[True] = _make_lab(tmp_path_factory.mktemp("hostile-full"), lean=False)
+        _baseline(labs[True], twin=False)
+        labs[True].twin_score = lean.twin_score
     shared = sorted((c for c in cases if not c.exclusive), key=lambda c: not c.slow)
     with ThreadPoolExecutor(POOL) as pool:
-        done = dict(zip((c.name for c in shared), pool.map(lambda c: run_case(lab, c), shared)))
+        done = dict(zip((c.name for c in shared), pool.map(lambda c: run_case(labs[c.full], c), shared)))
     for case in (c for c in cases if c.exclusive):
-        done[case.name] = run_case(lab, case)
+        done[case.name] = run_case(labs[case.full], case)
     return done
 
 
@@ -384,9 +400,10 @@ def _printed(results: dict, module: str = HOST) -> str:
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_grader_finishes_and_writes_valid_results(case: Case, outcomes, lab: Lab) -> None:
-    run = _outcome(outcomes, case).run
-    assert not run.timed_out, f"grading took longer than its bound of {lab.bound():.0f} s"
+def test_grader_finishes_and_writes_valid_results(case: Case, outcomes) -> None:
+    o = _outcome(outcomes, case)
+    run = o.run
+    assert not run.timed_out, f"grading took longer than its bound of {o.lab.bound():.0f} s"
     assert run.returncode == 0, f"the grader exited with {run.returncode}:\n{run.stderr}"
     assert isinstance(run.results, dict), f"results.json missing or not JSON:\n{run.raw[:500]!r}\n{run.stderr}"
     assert set(run.results) >= {"score", "tests", "output"}
@@ -400,8 +417,9 @@ def test_grader_finishes_and_writes_valid_results(case: Case, outcomes, lab: Lab
 
 
 @pytest.mark.parametrize("case", CASES, ids=str)
-def test_score_is_the_honest_one(case: Case, outcomes, lab: Lab) -> None:
-    results = _outcome(outcomes, case).run.results
+def test_score_is_the_honest_one(case: Case, outcomes) -> None:
+    o = _outcome(outcomes, case)
+    lab, results = o.lab, o.run.results
     assert results is not None
     scores = problem_scores(results)
     honest = {"full": lab.full[HOST], "zero": 0.0, "twin": lab.twin_score}[case.honest]
@@ -475,8 +493,9 @@ def test_printing_floods_are_cut(outcomes) -> None:
     assert "more bytes of output dropped" in _printed(o.run.results)
 
 
-def test_project_copy_is_unchanged(outcomes, lab: Lab) -> None:
-    assert snapshot(lab.project) == lab.snapshot
+def test_project_copies_are_unchanged(outcomes) -> None:
+    for lab in {id(o.lab): o.lab for o in outcomes.values()}.values():
+        assert snapshot(lab.project) == lab.snapshot, f"{lab.project} changed"
 
 
 def test_real_project_has_no_trace(outcomes) -> None:

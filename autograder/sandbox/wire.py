@@ -160,7 +160,8 @@ def write_message(fd: int, header: dict, blobs: list[np.ndarray]) -> None:
         raise WireError(f"message of {total} bytes exceeds {MAX_MESSAGE_BYTES}")
     _write_all(fd, _LEN.pack(len(head)) + head)
     for b in blobs:
-        _write_all(fd, memoryview(np.ascontiguousarray(b)).cast("B"))
+        if b.nbytes:  # a zero-size array has no bytes (and memoryview cannot cast it)
+            _write_all(fd, memoryview(np.ascontiguousarray(b)).reshape(-1).cast("B"))
 
 
 def read_message(fd: int, read_exact=None) -> tuple[dict, list[np.ndarray]]:

@@ -26,7 +26,7 @@ def _candidates() -> list[str]:
             found += glob.glob(os.path.join(root, pattern))
     # A shallow walk of the whole visible filesystem.
     for top in ("/", "/tmp", "/work", "/root", "/home", "/autograder", "/grader"):
-        for dirpath, dirnames, filenames in _walk(top, depth=3):
+        for dirpath, _dirnames, filenames in _walk(top, depth=3):
             found += [os.path.join(dirpath, f) for f in filenames if f in ("hidden.py", "assignment.yaml")]
             found += [os.path.join(dirpath, f) for f in filenames if f == "qkv_arithmetic.py" and not dirpath.startswith("/submission")]
     return sorted(set(found))
