@@ -13,6 +13,10 @@ from .sandbox import policy
 from .sandbox.client import WorkerSession
 from .scores import GradeReport, ProblemResult, TestResult
 
+# All calls into one problem's module together may take this many times its per-call limit
+# (a call that is stopped counts as the full limit). This bounds grading time: see time_bound.
+BUDGET_FACTOR = 10
+
 
 def grade(
     path: Path,
@@ -55,6 +59,7 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     """Run one problem's tests against its module (staged as ``worker_name``) in ``session``."""
     mark = session.output.mark()
     worker_name = worker_name or problem.module
+    session.set_budget(worker_name, BUDGET_FACTOR * problem.limits.call_seconds)
     env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name)}
     result = ProblemResult(problem.module, problem.title)
     for spec in tests:
@@ -62,8 +67,19 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     broken = session.broken.get(worker_name)
     if broken:
         result.status = broken.splitlines()[0]
+    session.settle_output()
     result.output = session.output.since(mark)
     return result
+
+
+def time_bound(assignment: Assignment, restart_seconds: float) -> float:
+    """Worst-case seconds spent in student code and worker restarts for one submission.
+
+    Per problem: its budget plus one last call that may overrun it, and one worker restart per
+    stopped call (each counts as a full limit, so at most BUDGET_FACTOR + 1 of them) plus one
+    when switching modules. The grader's own work (reference values, profiling) comes on top.
+    """
+    return restart_seconds + sum((BUDGET_FACTOR + 1) * (p.limits.call_seconds + restart_seconds) + restart_seconds for p in assignment.problems)
 
 
 def _unavailable(problem: Problem, tests: list[TestSpec], reason: str) -> ProblemResult:

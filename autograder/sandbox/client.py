@@ -1,18 +1,22 @@
 """The grader's side of the sandbox: start a worker, send calls, enforce the wall clock.
 
 A ``WorkerSession`` serves one submission. It starts a worker lazily, imports a module on
-its first call, and replaces a worker that was killed (timeout) or died (crash, exit,
-memory) with a fresh one for the next call. Every failure comes back as a
-``StudentCallError`` carrying a message written for the student.
+its first call (in a fresh child of the worker: switching modules resets it), and replaces
+a worker that was killed (timeout) or died (crash, exit, memory) with a fresh one for the
+next call. Each module may have a time budget for all its calls together. Every failure
+comes back as a ``StudentCallError`` carrying a message written for the student.
 """
 
 from __future__ import annotations
 
+import fcntl
+import itertools
 import os
 import secrets
 import select
 import signal
 import subprocess
+import termios
 import threading
 import time
 from dataclasses import dataclass, field
@@ -24,6 +28,7 @@ import numpy as np
 from . import policy, wire
 
 STARTUP_SECONDS = 120.0
+RESET_SECONDS = 10.0
 OUTPUT_LIMIT = 64 * 1024
 
 
@@ -37,7 +42,7 @@ class StudentCallError(AssertionError):
 
 @dataclass
 class OutputBuffer:
-    """Keeps the first ``OUTPUT_LIMIT`` bytes a worker prints and counts the rest."""
+    """Keeps the first ``OUTPUT_LIMIT`` bytes printed since the last ``mark`` and counts the rest."""
 
     data: bytearray = field(default_factory=bytearray)
     dropped: int = 0
@@ -53,9 +58,10 @@ class OutputBuffer:
         return self.since(0)
 
     def mark(self) -> int:
-        """A position to read new output from later."""
+        """Start a new window (one per problem, so one module's flood cannot hide another's output)."""
         with self.lock:
-            return len(self.data) + self.dropped
+            self.data, self.dropped = bytearray(), 0
+            return 0
 
     def since(self, mark: int) -> str:
         """Output printed after ``mark`` (within what was kept)."""
@@ -81,17 +87,48 @@ class _Worker:
         os.close(req_r)
         os.close(rep_w)
         self.to_worker, self.from_worker = req_w, rep_r
+        os.set_blocking(self.to_worker, False)
+        self.reading = threading.Event()
         self.drain = threading.Thread(target=self._drain, args=(self.proc.stdout, output), daemon=True)
         self.drain.start()
         self.killed_by_us = False
 
-    @staticmethod
-    def _drain(stream, output: OutputBuffer) -> None:
-        for chunk in iter(lambda: stream.read1(65536), b""):
+    def _drain(self, stream, output: OutputBuffer) -> None:
+        while True:
+            self.reading.set()
+            chunk = stream.read1(65536)
+            self.reading.clear()
+            if not chunk:
+                return
             output.feed(chunk)
 
-    def send(self, header: dict, blobs: list[np.ndarray]) -> None:
-        wire.write_message(self.to_worker, header, blobs)
+    def settle_output(self, timeout: float = 1.0) -> None:
+        """Wait (briefly) until everything the worker printed so far is in the output buffer."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and self.drain.is_alive():
+            try:
+                pending = int.from_bytes(fcntl.ioctl(self.proc.stdout.fileno(), termios.FIONREAD, b"\0" * 4), "little")
+            except (OSError, ValueError):
+                return
+            if pending == 0 and self.reading.is_set():
+                return
+            time.sleep(0.002)
+
+    def send(self, header: dict, blobs: list[np.ndarray], deadline: float) -> None:
+        """Write a request; a worker that stops reading cannot block the grader past ``deadline``."""
+
+        def write_all(fd: int, data) -> None:
+            view = memoryview(data).cast("B")
+            while view:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([], [fd], [], remaining)[1]:
+                    raise TimeoutError
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    continue
+
+        wire.write_message(self.to_worker, header, blobs, write_all)
 
     def receive(self, deadline: float) -> tuple[dict, list[np.ndarray]]:
         def read_exact(fd: int, n: int) -> bytes:
@@ -175,10 +212,13 @@ class WorkerSession:
         self.memory_mb = memory_mb
         self.output = OutputBuffer()
         self._worker: _Worker | None = None
-        self._imported: set[str] = set()
+        self._live: str | None = None  # the module imported in the worker's current child
+        self._ids = itertools.count(1)
         self.broken: dict[str, str] = {}
         self.calls: list[CallRecord] = []
         self.restarts = 0
+        self.budgets: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
         if start_now:
             self._launch()
 
@@ -187,7 +227,7 @@ class WorkerSession:
             self._worker.kill()
             self.restarts += 1
         self._worker = _Worker(self.submission, self.memory_mb, self.output)
-        self._imported = set()
+        self._live = None
         self._ready = False
 
     def _ensure_ready(self) -> _Worker:
@@ -210,21 +250,51 @@ class WorkerSession:
         if self._worker is None:
             self._launch()
 
+    def set_budget(self, module: str, seconds: float) -> None:
+        """Cap the total time of all calls into ``module``; a call that stops the worker counts as its full limit."""
+        self.budgets[module] = seconds
+
+    def settle_output(self) -> None:
+        """Make sure what the worker printed so far has been collected."""
+        if self._worker is not None:
+            self._worker.settle_output()
+
     def import_module(self, module: str, seconds: float) -> None:
-        """Import ``module`` in the worker once; raise ``StudentCallError`` if that fails."""
+        """Import ``module`` in the worker (in a fresh child); raise ``StudentCallError`` if that fails."""
         if module in self.broken:
             raise StudentCallError(self.broken[module], "import")
         worker = self._ensure_ready()
-        if module in self._imported:
+        if module == self._live:
             return
+        if self._live is not None:
+            worker = self._reset()
         header = self._exchange(worker, {"op": "import", "module": module}, [], seconds, f"importing {module}.py")
+        self._live = module  # even after a failed import the module's child stays until the next reset
         if not header.get("ok"):
             self.broken[module] = _import_failure(module, header.get("error", {}))
             raise StudentCallError(self.broken[module], "import")
-        self._imported.add(module)
+
+    def _reset(self) -> _Worker:
+        """End the current module's child and whatever it started; replace the worker if that fails."""
+        worker, rid = self._worker, next(self._ids)
+        try:
+            worker.send({"op": "reset", "id": rid}, [], time.monotonic() + RESET_SECONDS)
+            header, _ = worker.receive(time.monotonic() + RESET_SECONDS)
+            if header.get("reset") and header.get("id") == rid:
+                self._live = None
+                return worker
+        except (TimeoutError, EOFError, OSError, wire.WireError):
+            pass
+        self._launch()
+        return self._ensure_ready()
 
     def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
         """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds``; return plain data."""
+        budget = self.budgets.get(module)
+        if budget is not None and self.spent.get(module, 0.0) >= budget:
+            self.calls.append(CallRecord(module, func, 0.0, False))
+            raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
+                                   f"(a call that is stopped counts as the full {seconds:g} s).", "budget")
         try:
             self.import_module(module, seconds)
         except StudentCallError as exc:
@@ -245,11 +315,19 @@ class WorkerSession:
         return header["value_decoded"]
 
     def _exchange(self, worker: _Worker, request: dict, blobs: list, seconds: float, shown: str) -> dict:
+        request = dict(request, id=next(self._ids))
+        start = time.monotonic()
+        stopped = True
         try:
-            worker.send(request, blobs)
-            header, out_blobs = worker.receive(time.monotonic() + seconds)
+            worker.send(request, blobs, start + seconds)
+            header, out_blobs = worker.receive(start + seconds)
+            if header.get("id") != request["id"]:
+                raise wire.WireError("a reply that does not answer this request")
+            if request["op"] == "call" and header.get("ok") and "value" not in header:
+                raise wire.WireError("a reply without a value")
             if "value" in header:
                 header["value_decoded"] = wire.decode(header["value"], out_blobs, _GRADER_MAKE)
+            stopped = False
             return header
         except TimeoutError:
             worker.kill()
@@ -263,6 +341,10 @@ class WorkerSession:
         except (wire.WireError, KeyError, ValueError, TypeError) as exc:
             worker.kill()
             raise StudentCallError(f"{shown} sent back something unreadable ({exc}).", "garbage") from None
+        finally:
+            elapsed = time.monotonic() - start
+            module = request.get("module", "")
+            self.spent[module] = self.spent.get(module, 0.0) + (max(elapsed, seconds) if stopped else elapsed)
 
     def _mark_if_import(self, request: dict, text: str) -> None:
         if request.get("op") == "import":

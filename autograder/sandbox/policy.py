@@ -11,6 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+TMP_MB = 64  # the worker's private /tmp lives in memory: cap it (bubblewrap 0.5+), or writing files there escapes the memory limit
 SANDBOX_UID = 65534
 SANDBOX_GID = 65534
 WORKER_DIR = Path(__file__).resolve().parent
@@ -63,6 +64,15 @@ def _bwrap_works(bwrap: str, is_root: bool) -> bool:
         return False
 
 
+@functools.lru_cache(maxsize=4)
+def _bwrap_sizes_tmpfs(bwrap: str) -> bool:
+    try:
+        run = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--size" in run.stdout + run.stderr
+
+
 def _readable_by_others(path: Path) -> bool:
     for p in [path, *path.parents]:
         try:
@@ -92,7 +102,11 @@ def worker_command(
     python = [sys.executable, "-I", "-B"]
     if not protections.bwrap:
         return python + [str(WORKER_DIR / "worker.py"), "--submission", str(submission)] + worker_args
-    cmd = [protections.bwrap, "--perms", "1777", "--tmpfs", "/tmp"]
+    worker_args += ["--own-pid-namespace"]
+    cmd = [protections.bwrap, "--perms", "1777"]
+    if _bwrap_sizes_tmpfs(protections.bwrap):
+        cmd += ["--size", str(TMP_MB << 20)]
+    cmd += ["--tmpfs", "/tmp"]
     for system_dir in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
         if os.path.islink(system_dir):
             cmd += ["--symlink", os.readlink(system_dir), system_dir]

@@ -151,17 +151,18 @@ def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
     return dec(tree, 0)
 
 
-def write_message(fd: int, header: dict, blobs: list[np.ndarray]) -> None:
-    """Write one framed message: header length, header JSON, then each blob's bytes."""
+def write_message(fd: int, header: dict, blobs: list[np.ndarray], write_all=None) -> None:
+    """Write one framed message: header length, header JSON, then each blob's bytes; ``write_all(fd, data)`` may impose a deadline."""
+    write_all = write_all or _write_all
     header = dict(header, blob_sizes=[int(b.nbytes) for b in blobs], blob_dtypes=[b.dtype.name for b in blobs])
     head = json.dumps(header, allow_nan=True).encode()
     total = len(head) + sum(b.nbytes for b in blobs)
     if total > MAX_MESSAGE_BYTES:
         raise WireError(f"message of {total} bytes exceeds {MAX_MESSAGE_BYTES}")
-    _write_all(fd, _LEN.pack(len(head)) + head)
+    write_all(fd, _LEN.pack(len(head)) + head)
     for b in blobs:
         if b.nbytes:  # a zero-size array has no bytes (and memoryview cannot cast it)
-            _write_all(fd, memoryview(np.ascontiguousarray(b)).reshape(-1).cast("B"))
+            write_all(fd, memoryview(np.ascontiguousarray(b).reshape(-1)).cast("B"))
 
 
 def read_message(fd: int, read_exact=None) -> tuple[dict, list[np.ndarray]]:

@@ -4,13 +4,21 @@ Started by ``autograder.sandbox.client`` (inside bubblewrap where available) as
 ``python -I -B worker.py --submission DIR ...``. It drops privileges and sets its limits
 before importing anything a student wrote, then answers requests on two pipe fds:
 ``import`` a module, ``call`` a function. Replies hold only plain data (see ``wire``).
+
+The first process never runs student code: each ``import`` forks a child that imports the
+module and answers the calls into it until the grader sends ``reset``. So what one module
+does to the interpreter (patching torch, changing defaults, starting threads) cannot reach
+the next module, and after each module its leftover processes are killed. If the child dies
+any other way, this process dies the same way, and the grader reads how.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -29,8 +37,8 @@ def drop_privileges(uid: int, gid: int) -> None:
         raise SystemExit("could not drop privileges")
 
 
-def set_limits(memory_mb: int, max_processes: int, max_file_mb: int) -> None:
-    """Cap address space, process count, file size and core dumps for this process tree."""
+def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, max_open_files: int = 256) -> None:
+    """Cap address space, process count, file size, open files and core dumps for this process tree."""
     import resource
 
     def cap(which: int, value: int) -> None:
@@ -44,6 +52,7 @@ def set_limits(memory_mb: int, max_processes: int, max_file_mb: int) -> None:
     if max_processes > 0 and os.getuid() != 0:
         cap(resource.RLIMIT_NPROC, max_processes)
     cap(resource.RLIMIT_FSIZE, max_file_mb << 20)
+    cap(resource.RLIMIT_NOFILE, max_open_files)  # also bounds memory held in memfd files (each at most max_file_mb)
     cap(resource.RLIMIT_CORE, 0)
 
 
@@ -72,6 +81,7 @@ def main() -> None:
     parser.add_argument("--memory-mb", type=int, default=0)
     parser.add_argument("--max-processes", type=int, default=256)
     parser.add_argument("--max-file-mb", type=int, default=64)
+    parser.add_argument("--own-pid-namespace", action="store_true", help="every process we can signal is ours (bubblewrap)")
     args = parser.parse_args()
 
     if args.uid >= 0:
@@ -118,9 +128,13 @@ def main() -> None:
     }
 
     def reply(header: dict, blobs: list | None = None) -> None:
-        wire.write_message(fd_out, header, blobs or [])
+        _flush_output()  # what the code printed reaches the grader before the reply does
+        wire.write_message(fd_out, dict(header, id=current_id[0]), blobs or [])
+
+    current_id = [None]
 
     def handle(request: dict, blobs: list) -> None:
+        current_id[0] = request.get("id")
         op = request.get("op")
         if op == "import":
             name = request["module"]
@@ -154,9 +168,12 @@ def main() -> None:
             seconds = time.perf_counter() - start
             try:
                 tree, out_blobs = wire.encode(_map(result, plain), to_array)
+                size = sum(b.nbytes for b in out_blobs)
+                if size > wire.MAX_MESSAGE_BYTES // 2:
+                    raise ValueError(f"it holds {size} bytes of arrays, more than the {wire.MAX_MESSAGE_BYTES // 2} allowed")
             except BaseException as exc:  # noqa: BLE001 - a hostile return value may raise on inspection
                 reply({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
-                       "message": f"the returned value could not be read: {type(exc).__name__}: {exc}"}})
+                       "message": f"the returned value could not be read: {type(exc).__name__}: {_text(exc)}"}})
                 return
             reply({"ok": True, "value": tree, "seconds": seconds}, out_blobs)
             return
@@ -165,13 +182,107 @@ def main() -> None:
             return
         reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "traceback": ""}})
 
+    def serve_module(request: dict, blobs: list, reset_w: int) -> None:
+        """In the forked child: import the module, then answer calls until ``reset``."""
+        os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
+        handle(request, blobs)
+        while True:
+            try:
+                request, blobs = wire.read_message(fd_in)
+            except EOFError:
+                os._exit(0)
+            if request.get("op") == "reset":
+                _flush_output()
+                os.write(reset_w, json.dumps(request.get("id")).encode())
+                os._exit(0)
+            handle(request, blobs)
+
+    def run_module(request: dict, blobs: list) -> None:
+        """Fork a child for one module; after a clean reset acknowledge it, else die as the child died."""
+        reset_r, reset_w = os.pipe()
+        os.set_blocking(reset_r, False)
+        pid = os.fork()
+        if pid == 0:
+            os.close(reset_r)
+            try:
+                serve_module(request, blobs, reset_w)
+            finally:
+                os._exit(70)
+        os.close(reset_w)
+        _, status = os.waitpid(pid, 0)
+        try:
+            note = os.read(reset_r, 64)
+        except BlockingIOError:
+            note = b""
+        os.close(reset_r)
+        _kill_leftovers(pid, args.own_pid_namespace)
+        if not note:
+            _die_like(status)
+        try:
+            current_id[0] = json.loads(note)
+        except ValueError:
+            current_id[0] = None
+        reply({"ok": True, "reset": True})
+
     reply({"ok": True, "ready": True, "pid": os.getpid()})
     while True:
         try:
             request, blobs = wire.read_message(fd_in)
         except EOFError:
             os._exit(0)
-        handle(request, blobs)
+        if request.get("op") == "import":
+            run_module(request, blobs)
+        elif request.get("op") == "reset":
+            current_id[0] = request.get("id")
+            reply({"ok": True, "reset": True})
+        elif request.get("op") == "call":
+            current_id[0] = request.get("id")
+            reply({"ok": False, "error": {"type": "ProtocolError", "message": "no module is imported", "traceback": ""}})
+        else:
+            handle(request, blobs)
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - student code may have replaced or closed the stream
+            pass
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)[:MAX_TEXT]
+    except BaseException:  # noqa: BLE001
+        return "<unprintable>"
+
+
+def _kill_leftovers(pgid: int, own_pid_namespace: bool) -> None:
+    """Kill what a module left running: its process group, and in our own PID namespace everything we may signal."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+    if own_pid_namespace:
+        try:
+            os.kill(-1, signal.SIGKILL)  # spares this process and the namespace's init (bubblewrap)
+        except OSError:
+            pass
+
+
+def _die_like(status: int) -> None:
+    """End this process the way the child ended, so the grader can tell the student how."""
+    _flush_output()
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+        os.kill(os.getpid(), sig)
+        time.sleep(1)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
 def _map(value, fn, depth: int = 0):
