@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import math
 import resource
 import subprocess
 import sys
@@ -25,6 +26,7 @@ WIDTH = 64
 MATH_MAX_N = 8192  # the explicit N x N form needs N^2 floats several times over; stop before it hurts
 REPEAT_SECONDS = 3.0
 REPEATS = 5
+SLOPE_FROM = 1024  # below this, fixed per-call overheads dominate
 
 
 def load_reference():
@@ -85,6 +87,13 @@ def run_child(name: str, n: int, threads: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def slope(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log(y) against log(x): 1 for linear growth, 2 for quadratic."""
+    lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
 def fmt_time(s: float | None) -> str:
     return "-" if s is None else f"{s * 1e3:9.2f}"
 
@@ -122,14 +131,16 @@ def main() -> None:
     faster = [n for n, lin, sd, _ in rows if lin["seconds"] < sd["seconds"]]
     # The crossover: the first length from which the linear form stays faster at every longer length.
     crossover = next((n for i, (n, *_rest) in enumerate(rows) if all(r[1]["seconds"] < r[2]["seconds"] for r in rows[i:])), None)
-    first, last = rows[0], rows[-1]
-    growth = last[1]["seconds"] / first[1]["seconds"]
+    last = rows[-1]
+    large = [r for r in rows if r[0] >= SLOPE_FROM]
     print()
     print(f"crossover: linear attention is faster than SDPA from N = {crossover} on" if crossover else
           f"no crossover within N <= {LENGTHS[-1]} (faster at: {faster})")
-    print(f"linear form: N grows {last[0] // first[0]}x, time grows {growth:.1f}x; "
-          f"SDPA: time grows {last[2]['seconds'] / first[2]['seconds']:.1f}x")
-    print(f"at N = {last[0]}: SDPA / linear time = {last[2]['seconds'] / last[1]['seconds']:.1f}")
+    print(f"growth exponent (log-log slope of time against N, N >= {SLOPE_FROM}): "
+          f"linear {slope([r[0] for r in large], [r[1]['seconds'] for r in large]):.2f}, "
+          f"SDPA {slope([r[0] for r in large], [r[2]['seconds'] for r in large]):.2f}")
+    print(f"at N = {last[0]}: SDPA / linear time = {last[2]['seconds'] / last[1]['seconds']:.1f}, "
+          f"linear peak growth {last[1]['peak_mib']:.1f} MiB")
     print(f"total benchmark time {time.perf_counter() - start:.0f} s")
 
 

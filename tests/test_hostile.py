@@ -16,6 +16,8 @@ few at a time; the tests then check four guarantees on each:
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import json
 import os
 import re
@@ -31,14 +33,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder import manifest
+from autograder import grading, manifest
 from autograder.sandbox import policy
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
-import submissions  # noqa: E402 - the builders live next to the hostile modules
-
 REPO = Path(__file__).resolve().parents[1]
-MODULES = Path(__file__).resolve().parent / "hostile" / "modules"
+HOSTILE = Path(__file__).resolve().parent / "hostile"
+MODULES = HOSTILE / "modules"
+_spec = importlib.util.spec_from_file_location("hostile_submissions", HOSTILE / "submissions.py")
+submissions = sys.modules.setdefault("hostile_submissions", importlib.util.module_from_spec(_spec))
+_spec.loader.exec_module(submissions)
 HOST = "qkv_arithmetic"          # the smallest problem hosts the hostile code
 CALL_SECONDS = 3                 # the host's per-call limit in the private copy (keeps timeouts cheap)
 RESTART_SECONDS = 20             # what one worker (re)start may take on a loaded 2-core machine
@@ -70,11 +73,12 @@ CALL = r"qkv_arithmetic\.argmax_attention\(Q=float64\["
 CASES = [
     # Forgery: the grader alone writes results.json, and it never reads the student's words as results.
     Case("forge_files", "twin", (CALL, r"expected a tensor of shape \(3, 2\), got None")),
-    Case("forge_detached", "twin", (CALL, r"got None"), full=True),
+    Case("forge_detached", "twin", (CALL, r"got None")),
     Case("forge_stdout", "twin", (CALL, r"got None")),
     Case("forge_reply_pipe", "twin", (CALL, r"sent back something unreadable|could not be read")),
     # Comparison tampering: comparisons happen in the grader, on plain data.
     Case("tamper_patch_checks", "twin", (CALL, r"entries differ"), full=True),
+    Case("tamper_global_state", "twin", (CALL, r"got None"), full=True),
     Case("tamper_tensor_subclass", "twin", (CALL, r"entries differ")),
     Case("tamper_ndarray_subclass", "twin", (CALL, r"entries differ")),
     # Stealing: the reference and the tests are not visible from the sandbox.
@@ -83,7 +87,7 @@ CASES = [
     Case("symlink_folder", "zero", (r"qkv_arithmetic\.py was not found",), shape=True, others="zero", sandbox=False),
     Case("symlink_zip", "zero", (r"qkv_arithmetic\.py could not be read: it is a symbolic link",), shape=True, sandbox=False),
     # Attacking the grader.
-    Case("attack_kill", "twin", (CALL, r"killed by signal SIGKILL", r"did not finish within the time limit of 3 s"), slow=True, full=True),
+    Case("attack_kill", "twin", (CALL, r"killed by signal SIG(TERM|KILL)"), slow=True, full=True),
     Case("attack_write", "twin", (CALL, r"got None")),
     # Resource abuse.
     Case("res_busy_loop", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True),
@@ -92,11 +96,11 @@ CASES = [
     Case("res_import_hang", "zero", (r"qkv_arithmetic\.py could not be imported: .*did not finish within 3 s",), slow=True),
     Case("res_memory", "twin", (CALL, r"raised MemoryError", r"raised RuntimeError: .*alloc"), exclusive=True),
     Case("res_fork_bomb", "twin", (CALL, r"got None"), exclusive=True, full=True),
-    Case("res_print_flood", "twin", (CALL, r"got None"), full=True),
-    Case("res_fill_tmp", "twin", (CALL, r"got None"), exclusive=True),
+    Case("res_print_flood", "twin", (CALL, r"got None")),
+    Case("res_fill_tmp", "twin", (CALL, r"got None")),
     # Exits.
     Case("exit_import_sys", "zero", (r"qkv_arithmetic\.py could not be imported: SystemExit: All tests passed",), sandbox=False),
-    Case("exit_import_os", "zero", (r"qkv_arithmetic\.py could not be imported: the process exited with status 3",), sandbox=False, full=True),
+    Case("exit_import_os", "zero", (r"qkv_arithmetic\.py could not be imported: the process exited with status 3",), sandbox=False),
     Case("exit_import_keyboard", "zero", (r"qkv_arithmetic\.py could not be imported: KeyboardInterrupt",), sandbox=False),
     Case("exit_in_function", "twin", (CALL, r"raised SystemExit: 0", r"exited with status 0", r"raised KeyboardInterrupt"), sandbox=False),
     Case("exit_signal", "twin", (CALL, r"killed by signal SIGSEGV", r"killed by signal SIGABRT", r"killed by signal SIGKILL"), sandbox=False),
@@ -104,7 +108,8 @@ CASES = [
     Case("garbage_basic", "twin", (CALL, r"got None", r"got the string '\[\[23", r"got a generator object"), sandbox=False),
     Case("garbage_arrays", "twin", (CALL, r"non-finite value", r"expected shape \(2, 2\), got \(2, 2, 7\)", r"value could not be read|complex128"),
          sandbox=False),
-    Case("garbage_objects", "twin", (CALL, r"could not be read|nested too deeply"), sandbox=False),
+    Case("garbage_objects", "twin", (CALL, r"Got: a tuple of 5 items", r"value could not be read: WireError: value nested too deeply",
+                                     r"value could not be read: ValueError: it holds 335544320 bytes of arrays, more than the 268435456 allowed"), sandbox=False),
     Case("garbage_syntax", "zero", (r"qkv_arithmetic\.py could not be imported: SyntaxError",), sandbox=False),
     Case("garbage_encoding", "zero", (r"qkv_arithmetic\.py could not be imported: SyntaxError",), sandbox=False),
     # Submission shapes.
@@ -114,20 +119,20 @@ CASES = [
     Case("missing_module", "zero", (r"qkv_arithmetic\.py was not found in the submission",), shape=True, sandbox=False),
     Case("empty_dir", "zero", (r"was not found in the submission",), shape=True, others="zero", sandbox=False),
     Case("empty_zip", "zero", (r"was not found in the submission",), shape=True, others="zero", sandbox=False),
-    Case("not_a_zip", "zero", (r"not a readable zip file",), shape=True, others="zero", sandbox=False),
+    Case("not_a_zip", "zero", (r"submission\.zip is neither a folder nor a \.zip",), shape=True, others="zero", sandbox=False),
     Case("extras_dir", "full", (r"ignored \(never read or run\): .*conftest\.py",), shape=True, sandbox=False),
     Case("extras_zip", "full", (r"ignored \(never read or run\): .*\.OTTER_LOG",), shape=True, sandbox=False, full=True),
     Case("zip_slip", "full", (r"unsafe path, not extracted",), shape=True, sandbox=False),
     Case("fifo", "zero", (r"qkv_arithmetic\.py could not be read: it is a link or a special file",), shape=True, sandbox=False),
     Case("big_module", "zero", (r"qkv_arithmetic\.py could not be read: it is \d+ bytes, more than",), shape=True, sandbox=False),
     Case("many_entries", "full", shape=True, sandbox=False),
-    Case("zip_bomb", "zero", (r"qkv_arithmetic\.py could not be read: it unpacks to \d+ bytes",), shape=True, sandbox=False, full=True),
+    Case("zip_bomb", "zero", (r"qkv_arithmetic\.py could not be read: it unpacks to \d+ bytes",), shape=True, sandbox=False),
     Case("zip_bomb_lying_header", "zero", (r"qkv_arithmetic\.py could not be read",), shape=True, sandbox=False),
 ]
-TWICE = ("res_busy_loop", "garbage_basic")   # graded a second time: the results must be identical apart from timings
+TWICE = ("exit_in_function", "garbage_basic")   # graded a second time: the results must be identical apart from timings
 GENERATED = {   # hostile overrides that cannot live in the repository as .py files (ruff and Python would choke on them)
     "garbage_syntax": b"\n\ndef argmax_attention(Q, K, V)\n    return None\n",
-    "garbage_encoding": b"\n\n# caf\xe9 \xff\xfe\ndef argmax_attention(Q, K, V):\n    return None\n",
+    "garbage_encoding": b"\n\nNAME = 'caf\xe9 \xff\xfe'\n\n\ndef argmax_attention(Q, K, V):\n    return None\n",
 }
 TWIN_OVERRIDE = b"\n\ndef argmax_attention(Q, K, V):\n    raise NotImplementedError\n"
 
@@ -144,13 +149,13 @@ class Lab:
     full: dict[str, float] = field(default_factory=dict)
     twin_score: float = -1.0
     reference_seconds: float = 0.0
-    host_calls: int = 0
 
     def bound(self) -> float:
-        """Seconds a grading run may take: the honest run (with room for a loaded machine), plus for the
-        host's import and each of its calls the call limit and a worker restart."""
-        host = self.assignment.problem(HOST)
-        return 3 * self.reference_seconds + 30 + (1 + self.host_calls) * (host.limits.call_seconds + RESTART_SECONDS)
+        """Seconds a grading run may take: the honest run (with room for a loaded machine) plus the
+        grader's stated worst case for the host problem (its time budget, one call over it, and a
+        worker restart per stopped call)."""
+        host_only = dataclasses.replace(self.assignment, problems=(self.assignment.problem(HOST),))
+        return 3 * self.reference_seconds + 30 + grading.time_bound(host_only, RESTART_SECONDS)
 
 
 @dataclass
@@ -322,10 +327,8 @@ def _make_lab(root: Path, lean: bool) -> Lab:
         manifest_path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     assignment = manifest.load(manifest_path)
     sources = {m: (project / "reference" / f"{m}.py").read_bytes() for m in assignment.modules}
-    tests = [f for p in assignment.problems if p.module == HOST for f, _ in p.test_files(True)]
     lab = Lab(root, project, assignment, sources, snapshot(project))
     lab.full = {p.module: p.points for p in assignment.problems}
-    lab.host_calls = sum(f.read_text(encoding="utf-8").count("Call(") for f in tests)
     return lab
 
 
@@ -450,7 +453,7 @@ def test_student_reads_what_went_wrong(case: Case, outcomes) -> None:
     text = "\n".join(failures) + "\n" + results["output"]
     for pattern in case.says:
         assert re.search(pattern, text), f"no message says {pattern!r}; the student reads:\n{text[:3000]}"
-    for output in failures:
+    for output in failures if case.others != "zero" else []:  # a submission-wide failure is named once, in the notes
         assert HOST in output, f"a failed test does not name the problem:\n{output}"
 
 
@@ -478,8 +481,9 @@ def test_attacks_from_inside_reach_only_the_private_sandbox(outcomes) -> None:
         lists = re.findall(r"(?:wrote|forged): \[(.*?)\]", printed)
         assert lists, printed[:2000]
         reached = {p.strip(" '\"") for line in lists for p in line.split(",") if p.strip()}
-        private = {f"/tmp/{o.marker}.txt", f"/dev/shm/{o.marker}.txt", "/tmp/results.json"}
-        assert reached <= private, f"{name} wrote outside the sandbox's private /tmp: {reached - private}"
+        # Inside the sandbox /tmp is a private, size-capped tmpfs (so even this run's /tmp/pytest-... paths are private there).
+        outside = {p for p in reached if not p.startswith("/tmp/")}
+        assert not outside, f"{name} wrote outside the sandbox's private /tmp: {outside}"
 
 
 def test_fork_bomb_is_capped(outcomes) -> None:
@@ -505,3 +509,86 @@ def test_real_project_has_no_trace(outcomes) -> None:
         dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
         names += [os.path.join(dirpath, f) for f in dirnames + filenames if any(m in f for m in markers)]
     assert names == []
+
+
+# ---- The guards behind the guarantees, tested directly on one worker session ----
+
+GUARD_MODULES = {
+    "slowpoke": "import time\n\n\ndef nap(seconds):\n    time.sleep(seconds)\n    return seconds\n",
+    "stopper": ("import os\nimport signal\nimport threading\n\n\ndef stop_soon():\n"
+                "    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGSTOP)).start()\n    return 1\n\n\n"
+                "def echo(x):\n    return x\n"),
+    "polluter": "import builtins\n\nimport torch\n\ntorch.set_default_dtype(torch.float16)\nbuiltins.POLLUTED = True\n\n\ndef ping():\n    return 1\n",
+    "observer": ("def look():\n    import builtins\n\n    import torch\n\n"
+                 "    return [hasattr(builtins, 'POLLUTED'), str(torch.get_default_dtype())]\n"),
+    "spawner": ("import subprocess\n\n\ndef spawn(marker):\n"
+                "    subprocess.Popen(['/bin/sh', '-c', 'sleep 1000', marker], start_new_session=True)\n    return 1\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def guard_session():
+    from autograder import submission
+    from autograder.sandbox.client import WorkerSession
+
+    staged = submission.stage(submission.Located(sources={k: v.encode() for k, v in GUARD_MODULES.items()}))
+    session = WorkerSession(staged, memory_mb=2048, start_now=True)
+    yield session
+    session.close()
+    submission.discard(staged)
+
+
+def _call(session, module: str, func: str, *args, seconds: float = 5.0):
+    return session.call(module, func, args, {}, seconds, f"{module}.{func}()")
+
+
+def test_time_budget_stops_a_module_that_keeps_running_long(guard_session) -> None:
+    from autograder.sandbox.client import StudentCallError
+
+    guard_session.set_budget("slowpoke", 1.0)
+    done = 0
+    with pytest.raises(StudentCallError, match=r"was not run: the calls into slowpoke\.py have used up their time budget of 1 s") as err:
+        for _ in range(10):
+            _call(guard_session, "slowpoke", "nap", 0.4)
+            done += 1
+    assert err.value.kind == "budget" and 2 <= done <= 3
+
+
+def test_a_worker_that_stops_reading_cannot_block_the_grader(guard_session) -> None:
+    import numpy as np
+
+    from autograder.sandbox.client import StudentCallError
+
+    assert _call(guard_session, "stopper", "stop_soon") == 1
+    time.sleep(0.6)
+    start = time.monotonic()
+    with pytest.raises(StudentCallError, match="did not finish within the time limit of 2 s") as err:
+        _call(guard_session, "stopper", "echo", np.zeros(1 << 20), seconds=2.0)  # 8 MB: more than a pipe holds
+    assert err.value.kind == "timeout" and time.monotonic() - start < 15
+
+
+def test_one_module_cannot_change_the_interpreter_of_the_next(guard_session) -> None:
+    assert _call(guard_session, "polluter", "ping") == 1
+    assert _call(guard_session, "observer", "look") == [False, "torch.float32"]
+
+
+@pytest.mark.skipif(not SANDBOXED, reason=f"needs bubblewrap's PID namespace; {PROTECTIONS.describe()}")
+def test_processes_a_module_leaves_behind_die_before_the_next_module(guard_session) -> None:
+    marker = f"hx{secrets.token_hex(6)}"
+    assert _call(guard_session, "spawner", "spawn", marker) == 1
+    deadline = time.monotonic() + 5
+    while not marked_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marked_processes(marker), "the detached process did not start"
+    _call(guard_session, "observer", "look")
+    assert marked_processes(marker) == []
+
+
+def test_each_problem_gets_its_own_output_window() -> None:
+    from autograder.sandbox.client import OUTPUT_LIMIT, OutputBuffer
+
+    buffer = OutputBuffer()
+    buffer.feed(b"x" * (OUTPUT_LIMIT + 10))
+    mark = buffer.mark()
+    buffer.feed(b"second problem\n")
+    assert buffer.since(mark) == "second problem\n"

@@ -29,6 +29,8 @@ from . import policy, wire
 
 STARTUP_SECONDS = 120.0
 RESET_SECONDS = 10.0
+INTERRUPT_SECONDS = 5.0
+WORKER_BROKEN = 70  # worker.py's exit status when a module broke the worker's own code
 OUTPUT_LIMIT = 64 * 1024
 
 
@@ -92,6 +94,7 @@ class _Worker:
         self.drain = threading.Thread(target=self._drain, args=(self.proc.stdout, output), daemon=True)
         self.drain.start()
         self.killed_by_us = False
+        self.inside_pid: int | None = None  # the worker's pid as it sees itself (its greeting says)
 
     def _drain(self, stream, output: OutputBuffer) -> None:
         while True:
@@ -146,6 +149,46 @@ class _Worker:
 
         return wire.read_message(self.from_worker, read_exact)
 
+    def interrupt(self) -> bool:
+        """Kill only the module's child after a timeout (the worker forks a fresh one); False if that failed."""
+        pid = self._host_pid()
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, signal.SIGUSR1)
+            deadline = time.monotonic() + INTERRUPT_SECONDS
+            while True:  # skip what the stopped call may still have sent
+                header, _ = self.receive(deadline)
+                if header.get("interrupted"):
+                    return True
+        except (TimeoutError, EOFError, OSError, wire.WireError):
+            return False
+
+    def _host_pid(self) -> int | None:
+        """The worker's first process as the grader sees it (inside bubblewrap it has another pid)."""
+        if self.inside_pid is None or self.proc.poll() is not None:
+            return None
+        parents: dict[int, list[int]] = {}
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry))
+        todo = [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    nspids = next(line.split()[1:] for line in f if line.startswith("NSpid:"))
+            except (OSError, StopIteration):
+                nspids = []
+            if nspids and int(nspids[-1]) == self.inside_pid and self.marker.encode() in _environ(pid):
+                return pid
+            todo += parents.get(pid, [])
+        return None
+
     def kill(self) -> None:
         """SIGKILL the worker's whole session; bubblewrap's PID namespace takes the rest with it."""
         self.killed_by_us = True
@@ -172,12 +215,22 @@ class _Worker:
                 code = self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 return "stopped answering"
+        if code == WORKER_BROKEN:
+            return "stopped because the module broke the grader's code in its process (by replacing Python built-ins, say)"
         if code < 0 or code > 128:
             sig = -code if code < 0 else code - 128
             name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
             hint = " (often: the memory limit was exceeded)" if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT) else ""
             return f"was killed by signal {name}{hint}"
         return f"exited with status {code} (sys.exit or os._exit in student code?)"
+
+
+def _environ(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def _sweep(marker: str) -> None:
@@ -242,6 +295,7 @@ class WorkerSession:
                 raise RuntimeError(f"the grading worker did not start ({type(exc).__name__}); output:\n{output}") from None
             if not header.get("ready"):
                 raise RuntimeError("the grading worker sent an unexpected greeting")
+            self._worker.inside_pid = header.get("pid")
             self._ready = True
         return self._worker
 
@@ -330,7 +384,9 @@ class WorkerSession:
             stopped = False
             return header
         except TimeoutError:
-            worker.kill()
+            self._live = None
+            if not worker.interrupt():
+                worker.kill()
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
             raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
         except (EOFError, BrokenPipeError, OSError):

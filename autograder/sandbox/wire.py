@@ -57,6 +57,9 @@ class Unsupported:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Unsupported) and other.type_name == self.type_name
 
+    def __hash__(self) -> int:  # it may be a dict key or a set member of a returned value
+        return hash((Unsupported, self.type_name))
+
 
 class Tensor:
     """Marks an array that the receiving side should turn into a ``torch.Tensor``."""

@@ -8,8 +8,9 @@ before importing anything a student wrote, then answers requests on two pipe fds
 The first process never runs student code: each ``import`` forks a child that imports the
 module and answers the calls into it until the grader sends ``reset``. So what one module
 does to the interpreter (patching torch, changing defaults, starting threads) cannot reach
-the next module, and after each module its leftover processes are killed. If the child dies
-any other way, this process dies the same way, and the grader reads how.
+the next module, and after each module its leftover processes are killed. On SIGUSR1 (a call
+ran out of time) the child is killed and the grader told, so a timeout costs no new worker.
+If the child dies any other way, this process dies the same way, and the grader reads how.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 MAX_TEXT = 4000
+MAX_REPLY_BYTES = 256 << 20  # arrays in one reply (the wire allows twice that per message)
+WORKER_BROKEN = 70  # the child's own serving code failed (e.g. the module replaced Python built-ins)
 
 
 def drop_privileges(uid: int, gid: int) -> None:
@@ -106,8 +109,10 @@ def main() -> None:
                 t = torch.Tensor.detach(v).cpu()
                 if t.is_complex():
                     return None
+                _check_size(torch.Tensor.numel(t) * torch.Tensor.element_size(t))
                 return torch.Tensor.numpy(t.resolve_conj().resolve_neg()).copy(), "tensor"
         if isinstance(v, np.ndarray):
+            _check_size(np.ndarray.__dict__["nbytes"].__get__(v))
             return np.array(v, subok=False, copy=True), "ndarray"
         if isinstance(v, np.generic):
             return np.asarray(v.item() if isinstance(v, (np.integer, np.bool_)) else v), "scalar"
@@ -168,9 +173,7 @@ def main() -> None:
             seconds = time.perf_counter() - start
             try:
                 tree, out_blobs = wire.encode(_map(result, plain), to_array)
-                size = sum(b.nbytes for b in out_blobs)
-                if size > wire.MAX_MESSAGE_BYTES // 2:
-                    raise ValueError(f"it holds {size} bytes of arrays, more than the {wire.MAX_MESSAGE_BYTES // 2} allowed")
+                _check_size(sum(b.nbytes for b in out_blobs))
             except BaseException as exc:  # noqa: BLE001 - a hostile return value may raise on inspection
                 reply({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
                        "message": f"the returned value could not be read: {type(exc).__name__}: {_text(exc)}"}})
@@ -184,6 +187,7 @@ def main() -> None:
 
     def serve_module(request: dict, blobs: list, reset_w: int) -> None:
         """In the forked child: import the module, then answer calls until ``reset``."""
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
         os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
         handle(request, blobs)
         while True:
@@ -201,28 +205,47 @@ def main() -> None:
         """Fork a child for one module; after a clean reset acknowledge it, else die as the child died."""
         reset_r, reset_w = os.pipe()
         os.set_blocking(reset_r, False)
-        pid = os.fork()
+        interrupted[0] = False
+        pid = _fork()
         if pid == 0:
             os.close(reset_r)
             try:
                 serve_module(request, blobs, reset_w)
             finally:
-                os._exit(70)
+                os._exit(WORKER_BROKEN)
+        child[0] = pid
         os.close(reset_w)
         _, status = os.waitpid(pid, 0)
+        child[0] = 0
         try:
             note = os.read(reset_r, 64)
         except BlockingIOError:
             note = b""
         os.close(reset_r)
         _kill_leftovers(pid, args.own_pid_namespace)
-        if not note:
-            _die_like(status)
-        try:
-            current_id[0] = json.loads(note)
-        except ValueError:
+        if note:
+            try:
+                current_id[0] = json.loads(note)
+            except ValueError:
+                current_id[0] = None
+            reply({"ok": True, "reset": True})
+        elif interrupted[0]:
             current_id[0] = None
-        reply({"ok": True, "reset": True})
+            reply({"ok": True, "interrupted": True})
+        else:
+            _die_like(status)
+
+    child, interrupted = [0], [False]
+
+    def on_interrupt(signum, frame) -> None:
+        interrupted[0] = True
+        if child[0]:
+            try:
+                os.killpg(child[0], signal.SIGKILL)
+            except OSError:
+                pass
+
+    signal.signal(signal.SIGUSR1, on_interrupt)
 
     reply({"ok": True, "ready": True, "pid": os.getpid()})
     while True:
@@ -242,6 +265,12 @@ def main() -> None:
             handle(request, blobs)
 
 
+def _check_size(nbytes: int) -> None:
+    limit = MAX_REPLY_BYTES
+    if nbytes > limit:
+        raise ValueError(f"it holds {nbytes} bytes of arrays, more than the {limit} allowed")
+
+
 def _flush_output() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -257,17 +286,35 @@ def _text(exc: BaseException) -> str:
         return "<unprintable>"
 
 
+def _fork() -> int:
+    # Processes just killed may still count against the process limit until they are reaped.
+    for _ in range(50):
+        try:
+            return os.fork()
+        except BlockingIOError:
+            time.sleep(0.1)
+    return os.fork()
+
+
 def _kill_leftovers(pgid: int, own_pid_namespace: bool) -> None:
-    """Kill what a module left running: its process group, and in our own PID namespace everything we may signal."""
+    """Kill what a module left running: its process group, and in our own PID namespace everything we
+    may signal, waiting (up to 5 s) until they are gone so the next module starts with a clean slate."""
     try:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
-    if own_pid_namespace:
+    if not own_pid_namespace:
+        return
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
         try:
             os.kill(-1, signal.SIGKILL)  # spares this process and the namespace's init (bubblewrap)
         except OSError:
             pass
+        others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
+        if not others:
+            return
+        time.sleep(0.01)
 
 
 def _die_like(status: int) -> None:

@@ -8,6 +8,8 @@ from autograder.testkit import Call, Named, expect_equal, fail, test_case
 OK_FORMAT = False
 name = "causal_linear_attention_hidden"
 
+_EXPECTED = {}  # reference values of expensive calls, shared by every submission graded in this process
+
 
 def randn(*shape, seed, dtype=torch.float64, scale=1.0):
     return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
@@ -25,9 +27,6 @@ def run_recurrent(module, Q, K, V, **kwargs):
         state = (torch.from_numpy(np.asarray(S)), torch.from_numpy(np.asarray(Z)))
         rows.append(np.asarray(out))
     return np.stack(rows, axis=-2)
-
-
-_EXPECTED = {}  # reference values of expensive calls, shared by every submission graded in this process
 
 
 def check_recurrent_equals_parallel(module, Q, K, V, **kwargs):

@@ -194,9 +194,11 @@ def test_error_reproducible_from_seed(random_features):
 def test_error_values_within_reference_spread(random_features):
     # For each setting, the band is the reference's mean single-trial error (128 other seeds) widened by BAND_SE
     # standard errors of the log of a T-trial mean, cv * sqrt(1/T + 1/128) (delta method). Under the Gaussian model
-    # for the log of the mean (skewness below 0.05 here) the false-failure chance is 2 x 1.7e-9.
-    # At these settings ||exact||_F is between 2.7 and 4.6, so an absolute error falls far outside.
-    settings = [dict(D=64, num_features=128, n_tokens=32, input_scale=0.4), dict(D=128, num_features=128, n_tokens=24, input_scale=0.35)]
+    # for the log of the mean the false-failure chance is 2 x 1.7e-9. Large D and small inputs keep the error
+    # light-tailed (see the public test); ||exact||_F is about input_scale * sqrt(D), between 0.26 and 0.57 in 5000
+    # draws, so an absolute error falls far below the band.
+    # Check: 3000 simulated correct students (three drawing orders) gave |z| <= 3.4 against BAND_SE, skewness <= 0.07.
+    settings = [dict(D=64, num_features=64, n_tokens=32, input_scale=0.05), dict(D=128, num_features=32, n_tokens=24, input_scale=0.04)]
     n_trials = 16
     for s in settings:
         call = Call(random_features.approximation_error, n_trials=n_trials, seed=3, **s)

@@ -189,17 +189,20 @@ def test_error_falls_with_num_features(random_features):
     # the reference (other seeds). The student's log ratio log(e_F / e_4F) minus the reference's has standard
     # error at most (cv_F + cv_4F) sqrt(1/T + 1/128) whatever the correlation between the student's values
     # (Cauchy-Schwarz), so a band of BAND_SE of them fails a correct implementation with chance <= 2 x 1.7e-9
-    # under the Gaussian model (the log of a 32-trial mean: skewness below 0.05 at these settings).
-    D, sizes, n_trials = 64, [16, 64, 256], 32
+    # under the Gaussian model. The setting keeps the error light-tailed: D = 64 makes ||exact||_F stable, and
+    # the small input scale keeps the angles w.(q-k) small, so the denominators of rff_attention stay far from 0.
+    # (At input_scale 0.3 and F = 16 about 1 trial in 10^4 had a near-zero denominator and a 15x larger error.)
+    # Check: 2000 simulated correct students (three drawing orders) gave |z| <= 2.1 in these units, skewness 0.03.
+    D, sizes, scale, n_trials = 64, [16, 64, 256], 0.15, 32
     values, bands = [], []
     for F in sizes:
-        call = Call(random_features.approximation_error, D, F, n_trials=n_trials)
+        call = Call(random_features.approximation_error, D, F, input_scale=scale, n_trials=n_trials)
         values.append(as_float(call.result(), call.shown))
-        bands.append(log_centre_and_cv(reference_errors(random_features, D, F)))
+        bands.append(log_centre_and_cv(reference_errors(random_features, D, F, input_scale=scale)))
     for i in range(len(sizes) - 1):
         (c1, cv1), (c2, cv2) = bands[i], bands[i + 1]
         half = BAND_SE * (cv1 + cv2) * math.sqrt(1 / n_trials + 1 / SPREAD_SAMPLES)
         low, high = math.exp(c1 - c2 - half), math.exp(c1 - c2 + half)
         ratio = values[i] / values[i + 1]
-        expect_true(low <= ratio <= high, f"approximation_error({D}, {sizes[i]}) / approximation_error({D}, {sizes[i + 1]}) = {ratio:.3g}; an error "
-                    f"that falls as 1/sqrt(num_features) roughly halves when num_features is quadrupled (accepted range [{low:.3g}, {high:.3g}])")
+        expect_true(low <= ratio <= high, f"approximation_error({D}, {sizes[i]}) / approximation_error({D}, {sizes[i + 1]}) = {ratio:.3g} (input_scale={scale}); "
+                    f"an error that falls as 1/sqrt(num_features) roughly halves when num_features is quadrupled (accepted range [{low:.3g}, {high:.3g}])")

@@ -1,5 +1,6 @@
-"""Garbage returns: objects that cannot cross, that refuse to be inspected, or nest without end."""
+"""Garbage returns: objects that cannot cross or refuse to be inspected, a list that contains itself, 335 MB of zeros."""
 
+import numpy as np
 import torch
 
 
@@ -28,7 +29,5 @@ def argmax_attention(Q, K, V):
         loop = []
         loop.append(loop)
         return loop
-    deep = V
-    for _ in range(10_000):
-        deep = [deep]
-    return deep
+    # Far beyond what a reply may carry (the worker refuses it before sending anything).
+    return np.zeros((40, 1 << 20), dtype=np.float64)

@@ -1,26 +1,25 @@
 """Resource abuse: spawn hundreds of processes that sleep (bounded, so a broken sandbox cannot take the machine down)."""
 
 import os
+import time
 
-ATTEMPTS = 600
+SPAWNER = "i=0; while [ $i -lt 600 ]; do sleep 1000 & i=$((i+1)); done; wait"
 
 
-def _spawn() -> int:
-    started = 0
-    for _ in range(ATTEMPTS):
+def _count() -> int:
+    count = 0
+    for pid in os.listdir("/proc"):
         try:
-            pid = os.fork()
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                count += b"HOSTILE=__MARKER__" in f.read()
         except OSError:
-            break
-        if pid == 0:
-            try:
-                os.execv("/bin/sleep", ["sleep-__MARKER__", "1000"])
-            finally:
-                os._exit(0)
-        started += 1
-    return started
+            pass
+    return count
 
 
 def argmax_attention(Q, K, V):
-    print("spawned", _spawn(), "processes", flush=True)
+    if os.fork() == 0:
+        os.execve("/bin/sh", ["sh", "-c", SPAWNER, "__MARKER__"], {"PATH": "/usr/bin:/bin", "HOSTILE": "__MARKER__"})
+    time.sleep(1.5)
+    print("spawned", _count(), "processes", flush=True)
     return None
