@@ -116,7 +116,7 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
             located.sources[module] = read(entry)
         except (ValueError, OSError, zipfile.BadZipFile, RuntimeError) as exc:
             located.problems[module] = f"{entry} could not be read: it {exc}"
-    used = {prefix + f"{m}.py" for m in located.sources}
+    used = {prefix + f"{m}.py" for m in modules}  # a module that could not be read is reported as a problem, not as ignored
     located.ignored += sorted(e for e in safe if e not in used and not _is_noise(e))
     return located
 

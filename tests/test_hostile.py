@@ -6,7 +6,10 @@ be checked for changes while other work goes on in the real one). A case is eith
 reference modules with ONE module replaced by a hostile one (``hostile/modules/<case>.py``
 appended to the reference ``qkv_arithmetic.py``, so only what it redefines misbehaves), or a
 submission *shape* built by ``hostile/submissions.py``. A session fixture grades the cases a
-few at a time; the tests then check four guarantees on each:
+few at a time. To stay fast, most are graded with a manifest of the host and one witness (the
+problem listed after it); the cases that could reach other problems (global tampering, killing
+processes, the fork bomb, a zip full of extras) are graded with every problem of the manifest.
+Expected scores come from the manifest at test time. The tests check four guarantees:
 
 1. the grader finishes within the bound it can state, and exits normally;
 2. results.json is written and valid, and its score is the honest one;
@@ -64,6 +67,8 @@ class Case:
     exclusive: bool = False         # uses machine-wide resources (processes of the sandbox user, memory): run alone
     slow: bool = False              # waits for time limits: start early
     full: bool = False              # graded against every problem of the manifest, not just the host and one witness
+    exact: bool = True              # the host gets exactly its honest score (not only at most)
+    peak_mb: int = 0                # if set: the grader process itself must stay below this resident size
 
     def __str__(self) -> str:
         return self.name
@@ -87,7 +92,7 @@ CASES = [
     Case("symlink_folder", "zero", (r"qkv_arithmetic\.py was not found",), shape=True, others="zero", sandbox=False),
     Case("symlink_zip", "zero", (r"qkv_arithmetic\.py could not be read: it is a symbolic link",), shape=True, sandbox=False),
     # Attacking the grader.
-    Case("attack_kill", "twin", (CALL, r"killed by signal SIG(TERM|KILL)"), slow=True, full=True),
+    Case("attack_kill", "twin", (CALL, r"killed by signal SIG(TERM|KILL)"), slow=True, exact=False, full=True),
     Case("attack_write", "twin", (CALL, r"got None")),
     # Resource abuse.
     Case("res_busy_loop", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True),
@@ -126,8 +131,8 @@ CASES = [
     Case("fifo", "zero", (r"qkv_arithmetic\.py could not be read: it is a link or a special file",), shape=True, sandbox=False),
     Case("big_module", "zero", (r"qkv_arithmetic\.py could not be read: it is \d+ bytes, more than",), shape=True, sandbox=False),
     Case("many_entries", "full", shape=True, sandbox=False),
-    Case("zip_bomb", "zero", (r"qkv_arithmetic\.py could not be read: it unpacks to \d+ bytes",), shape=True, sandbox=False),
-    Case("zip_bomb_lying_header", "zero", (r"qkv_arithmetic\.py could not be read",), shape=True, sandbox=False),
+    Case("zip_bomb", "zero", (r"qkv_arithmetic\.py could not be read: it unpacks to \d+ bytes",), shape=True, sandbox=False, peak_mb=1200),
+    Case("zip_bomb_lying_header", "zero", (r"qkv_arithmetic\.py could not be read",), shape=True, sandbox=False, peak_mb=1200),
 ]
 TWICE = ("exit_in_function", "garbage_basic")   # graded a second time: the results must be identical apart from timings
 GENERATED = {   # hostile overrides that cannot live in the repository as .py files (ruff and Python would choke on them)
@@ -169,6 +174,14 @@ class Run:
     stderr: str
     seconds: float
     timed_out: bool
+    peak_mb: float | None = None
+
+
+# ``python -m autograder`` that also reports the grader process's own peak resident size.
+MEASURED = ("import atexit, resource, runpy, sys\n"
+            "atexit.register(lambda: print('peak-rss-kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr))\n"
+            "sys.argv[0] = 'autograder'\n"
+            "runpy.run_module('autograder', run_name='__main__', alter_sys=True)\n")
 
 
 @dataclass
@@ -233,11 +246,11 @@ def host_tmp_hits(marker: str) -> list[str]:
     return hits
 
 
-def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path) -> Run:
+def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path, measure: bool = False) -> Run:
     """``python -m autograder grade`` in a process of its own, from the project copy."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "PYTEST_"))}
     env.update(TMPDIR=str(tmpdir), PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "autograder", "grade", str(submission), "--out", str(out), "-q"]
+    cmd = [sys.executable, *(["-c", MEASURED] if measure else ["-m", "autograder"]), "grade", str(submission), "--out", str(out), "-q"]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=lab.project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -253,7 +266,9 @@ def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path) -> Run:
         results = json.loads(raw)
     except ValueError:
         results = None
-    return Run(results, raw, proc.returncode, stdout.decode(errors="replace")[-5000:], stderr.decode(errors="replace")[-5000:], seconds, timed_out)
+    peak = re.search(rb"peak-rss-kb (\d+)", stderr)
+    return Run(results, raw, proc.returncode, stdout.decode(errors="replace")[-5000:], stderr.decode(errors="replace")[-5000:], seconds, timed_out,
+               int(peak.group(1)) / 1024 if peak else None)
 
 
 def module_source(lab: Lab, case: Case, marker: str, scratch: Path, out: Path) -> bytes:
@@ -293,7 +308,7 @@ def run_case(lab: Lab, case: Case) -> Outcome:
     submission = build(lab, case, marker, root / "build", scratch, out)
     out_before, scratch_before = snapshot(out_dir), snapshot(scratch)
     autograder_before = os.path.exists("/autograder")
-    run = grade(lab, submission, out, tmpdir)
+    run = grade(lab, submission, out, tmpdir, measure=bool(case.peak_mb))
     outcome = Outcome(
         case, lab, marker, run, out_before, snapshot(out_dir), scratch_before, snapshot(scratch),
         sorted(p for p in os.listdir(tmpdir) if not p.startswith("torchinductor_")), marked_processes(marker), host_tmp_hits(marker),
@@ -428,6 +443,8 @@ def test_score_is_the_honest_one(case: Case, outcomes) -> None:
     honest = {"full": lab.full[HOST], "zero": 0.0, "twin": lab.twin_score}[case.honest]
     expected = {m: (honest if m == HOST else (0.0 if case.others == "zero" else full)) for m, full in lab.full.items()}
     assert scores.get(HOST, 0.0) <= honest, f"the trick raised the score of {HOST}: {scores.get(HOST)} > {honest}"
+    if not case.exact:  # killing the worker's first process lands a moment later, maybe in another call of the host
+        expected[HOST] = scores.get(HOST, 0.0)
     assert scores == expected, "problems the trick did not touch keep their points; the host gets exactly its honest score"
     assert results["score"] == pytest.approx(sum(expected.values()))
 
@@ -490,6 +507,25 @@ def test_fork_bomb_is_capped(outcomes) -> None:
     o = _outcome(outcomes, next(c for c in CASES if c.name == "res_fork_bomb"))
     counts = [int(n) for n in re.findall(r"spawned (\d+) processes", _printed(o.run.results))]
     assert counts and max(counts) < 600, f"the process limit did not stop the fork bomb: {counts}"
+
+
+def test_zip_bombs_are_refused_quickly_and_cheaply(outcomes) -> None:
+    for case in (c for c in CASES if c.peak_mb):
+        run = _outcome(outcomes, case).run
+        assert run.peak_mb is not None, run.stderr
+        assert run.peak_mb < case.peak_mb, f"{case.name}: the grader's resident size reached {run.peak_mb:.0f} MB"
+        assert run.results["execution_time"] < 60
+
+
+def test_the_memory_backed_tmp_is_capped(outcomes) -> None:
+    o = _outcome(outcomes, next(c for c in CASES if c.name == "res_fill_tmp"))
+    if not policy.bwrap_sizes_tmpfs(PROTECTIONS.bwrap):
+        pytest.skip("this bubblewrap cannot cap the size of a tmpfs (it needs 0.7 or later, not setuid)")
+    printed = _printed(o.run.results)
+    filled = [int(n) for n in re.findall(r"filled /tmp with (\d+) MB", printed)]
+    huge = [int(n) for n in re.findall(r"huge file stopped at (\d+) MB", printed)]
+    assert filled and huge, printed[:2000]
+    assert max(filled + huge) <= policy.TMP_MB, f"the sandbox's /tmp took {max(filled + huge)} MB"
 
 
 def test_printing_floods_are_cut(outcomes) -> None:

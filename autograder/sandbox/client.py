@@ -169,7 +169,7 @@ class _Worker:
         if self.inside_pid is None or self.proc.poll() is not None:
             return None
         parents: dict[int, list[int]] = {}
-        for entry in os.listdir("/proc"):
+        for entry in filter(str.isdigit, os.listdir("/proc")):
             try:
                 with open(f"/proc/{entry}/stat", "rb") as f:
                     ppid = int(f.read().rsplit(b")", 1)[1].split()[1])

@@ -11,7 +11,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-TMP_MB = 64  # the worker's private /tmp lives in memory: cap it (bubblewrap 0.5+), or writing files there escapes the memory limit
+TMP_MB = 64  # the worker's private /tmp lives in memory: cap it where bubblewrap can, or files there escape the memory limit
 SANDBOX_UID = 65534
 SANDBOX_GID = 65534
 WORKER_DIR = Path(__file__).resolve().parent
@@ -65,12 +65,15 @@ def _bwrap_works(bwrap: str, is_root: bool) -> bool:
 
 
 @functools.lru_cache(maxsize=4)
-def _bwrap_sizes_tmpfs(bwrap: str) -> bool:
+def bwrap_sizes_tmpfs(bwrap: str) -> bool:
+    """Whether this bubblewrap can cap a tmpfs (``--size``: bubblewrap 0.7 and later, and not when installed setuid)."""
+    cmd = [bwrap, "--ro-bind", "/", "/", "--size", str(1 << 20), "--tmpfs", "/tmp"]
+    if os.geteuid() != 0:
+        cmd.append("--unshare-user")
     try:
-        run = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=20)
+        return subprocess.run(cmd + ["true"], capture_output=True, timeout=20).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
-    return "--size" in run.stdout + run.stderr
 
 
 def _readable_by_others(path: Path) -> bool:
@@ -104,7 +107,7 @@ def worker_command(
         return python + [str(WORKER_DIR / "worker.py"), "--submission", str(submission)] + worker_args
     worker_args += ["--own-pid-namespace"]
     cmd = [protections.bwrap, "--perms", "1777"]
-    if _bwrap_sizes_tmpfs(protections.bwrap):
+    if bwrap_sizes_tmpfs(protections.bwrap):
         cmd += ["--size", str(TMP_MB << 20)]
     cmd += ["--tmpfs", "/tmp"]
     for system_dir in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):

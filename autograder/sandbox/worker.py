@@ -189,6 +189,7 @@ def main() -> None:
         """In the forked child: import the module, then answer calls until ``reset``."""
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)
         os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
+        _die_with_parent(zygote)
         handle(request, blobs)
         while True:
             try:
@@ -213,6 +214,10 @@ def main() -> None:
                 serve_module(request, blobs, reset_w)
             finally:
                 os._exit(WORKER_BROKEN)
+        try:
+            os.setpgid(pid, pid)  # also here, so that an interrupt right after the fork finds the group
+        except OSError:
+            pass
         child[0] = pid
         os.close(reset_w)
         _, status = os.waitpid(pid, 0)
@@ -230,12 +235,13 @@ def main() -> None:
                 current_id[0] = None
             reply({"ok": True, "reset": True})
         elif interrupted[0]:
+            _discard_input(fd_in)  # the rest of a request the child was reading (or was sent only in part)
             current_id[0] = None
             reply({"ok": True, "interrupted": True})
         else:
             _die_like(status)
 
-    child, interrupted = [0], [False]
+    child, interrupted, zygote = [0], [False], os.getpid()
 
     def on_interrupt(signum, frame) -> None:
         interrupted[0] = True
@@ -243,7 +249,10 @@ def main() -> None:
             try:
                 os.killpg(child[0], signal.SIGKILL)
             except OSError:
-                pass
+                try:
+                    os.kill(child[0], signal.SIGKILL)
+                except OSError:
+                    pass
 
     signal.signal(signal.SIGUSR1, on_interrupt)
 
@@ -269,6 +278,29 @@ def _check_size(nbytes: int) -> None:
     limit = MAX_REPLY_BYTES
     if nbytes > limit:
         raise ValueError(f"it holds {nbytes} bytes of arrays, more than the {limit} allowed")
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL this process as soon as ``parent`` dies (so a module that kills the worker stops at once)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(WORKER_BROKEN)
+
+
+def _discard_input(fd: int) -> None:
+    os.set_blocking(fd, False)
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except BlockingIOError:
+        pass
+    finally:
+        os.set_blocking(fd, True)
 
 
 def _flush_output() -> None:
