@@ -33,6 +33,10 @@ def expose(submission_dir: str) -> dict[str, StudentModule]:
         submission.discard(staged)
 
     atexit.register(cleanup)
+    from .grading import BUDGET_FACTOR
+
+    for p in assignment.problems:
+        session.set_budget(p.module, BUDGET_FACTOR * p.limits.call_seconds)
     return {p.module: StudentModule(session, p.module, p.limits.call_seconds) for p in assignment.problems}
 
 
