@@ -78,11 +78,11 @@ def _write_json(data: dict, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def grade_one(path: Path, assignment: Assignment) -> GradeReport:
+def grade_one(path: Path, assignment: Assignment, session=None) -> GradeReport:
     """Grade one submission; a failure of the grader itself becomes a record with a status, never an exception."""
     start = time.perf_counter()
     try:
-        return grading.grade(path, assignment)
+        return grading.grade(path, assignment, session=session)
     except Exception as exc:  # noqa: BLE001 - one bad submission must not stop the batch
         return GradeReport(str(path), [], [f"grader error: {type(exc).__name__}: {exc}"], time.perf_counter() - start)
 
@@ -149,17 +149,27 @@ def grade_all(folder: Path, csv_path: Path, jobs: int = 1, force: bool = False,
     _write_csv(batch, order)
     progress = Progress(len(todo), stream)
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
+    local, sessions = threading.local(), []
+
+    def grade_in_thread(path: Path) -> GradeReport:
+        # One worker per job thread, reused for every submission it grades: torch loads once per job.
+        if getattr(local, "session", None) is None:
+            local.session = grading.reusable_session(batch.assignment)
+            with batch.lock:
+                sessions.append(local.session)
+        return grade_one(path, batch.assignment, local.session)
+
     try:
-        futures = {pool.submit(grade_one, found[name], batch.assignment): name for name in todo}
+        futures = {pool.submit(grade_in_thread, found[name]): name for name in todo}
         for future in as_completed(futures):
             name = futures[future]
             report = future.result()
             _save(batch, name, report, order)
             progress.update(name, report)
-    except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for session in sessions:
+            grading.close_reusable(session)
     return batch
 
 

@@ -23,8 +23,12 @@ def grade(
     assignment: Assignment | None = None,
     include_hidden: bool = True,
     modules: list[str] | None = None,
+    session: WorkerSession | None = None,
 ) -> GradeReport:
-    """Grade the submission at ``path``; never raises for anything the submission contains."""
+    """Grade the submission at ``path``; never raises for anything the submission contains.
+
+    With ``session`` (see ``reusable_session``) the worker and its torch import serve many submissions.
+    """
     start = time.perf_counter()
     assignment = assignment or manifest.load()
     problems = [p for p in assignment.problems if modules is None or p.module in modules]
@@ -37,8 +41,13 @@ def grade(
         return GradeReport(str(path), results, notes, time.perf_counter() - start)
     if located.ignored:
         notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
-    staged = submission.stage(located)
-    session = WorkerSession(staged, memory_mb=assignment.max_memory_mb)
+    owned = session is None
+    if owned:
+        staged = submission.stage(located)
+        session = WorkerSession(staged, memory_mb=assignment.max_memory_mb)
+    else:
+        staged = submission.stage(located, parent=session.submission)
+        session.switch(staged.name)
     try:
         if any(p.module in located.sources for p in problems):
             session.start()  # the worker imports torch while the grader loads the tests (which import it too)
@@ -50,9 +59,27 @@ def grade(
                 continue
             results.append(grade_problem(problem, tests[problem.module], session))
     finally:
-        session.close()
+        if owned:
+            session.close()
         submission.discard(staged)
     return GradeReport(str(path), results, notes, time.perf_counter() - start)
+
+
+def reusable_session(assignment: Assignment) -> WorkerSession:
+    """A worker for grading many submissions one after another (each in its own folder and child processes).
+
+    The worker's first process never runs student code; each module runs in a fresh child that is
+    killed with everything it started before the next one, and the private /tmp is wiped between
+    submissions. Close it with ``close_reusable``.
+    """
+    root = submission.stage(submission.Located())
+    return WorkerSession(root, memory_mb=assignment.max_memory_mb, start_now=True)
+
+
+def close_reusable(session: WorkerSession) -> None:
+    """Stop a worker made by ``reusable_session`` and remove its folder."""
+    session.close()
+    submission.discard(session.submission)
 
 
 def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession, worker_name: str | None = None) -> ProblemResult:

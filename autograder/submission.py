@@ -126,9 +126,9 @@ def _is_noise(entry: str) -> bool:
     return any(p in SKIPPED_FOLDERS for p in parts) or parts[-1] in (".DS_Store",)
 
 
-def stage(located: Located) -> Path:
-    """Write the found modules, and nothing else, to a fresh folder the worker may read."""
-    folder = Path(tempfile.mkdtemp(prefix="autograder-submission-"))
+def stage(located: Located, parent: Path | None = None) -> Path:
+    """Write the found modules, and nothing else, to a fresh folder (under ``parent``) the worker may read."""
+    folder = Path(tempfile.mkdtemp(prefix="autograder-submission-", dir=parent))
     os.chmod(folder, 0o755)
     for module, source in located.sources.items():
         target = folder / f"{module}.py"

@@ -59,6 +59,11 @@ class OutputBuffer:
     def text(self) -> str:
         return self.since(0)
 
+    def clear(self) -> None:
+        """Forget everything collected so far (a new submission starts)."""
+        with self.lock:
+            self.data, self.dropped = bytearray(), 0
+
     def mark(self) -> int:
         """Start a new window (one per problem, so one module's flood cannot hide another's output)."""
         with self.lock:
@@ -265,7 +270,8 @@ class WorkerSession:
         self.memory_mb = memory_mb
         self.output = OutputBuffer()
         self._worker: _Worker | None = None
-        self._live: str | None = None  # the module imported in the worker's current child
+        self._live: tuple | None = None  # (folder, module) imported in the worker's current child
+        self.folder: str | None = None  # the current submission's folder under ``submission`` (None: the root)
         self._ids = itertools.count(1)
         self.broken: dict[str, str] = {}
         self.calls: list[CallRecord] = []
@@ -313,17 +319,25 @@ class WorkerSession:
         if self._worker is not None:
             self._worker.settle_output()
 
+    def switch(self, folder: str) -> None:
+        """Serve the submission staged in ``submission/folder`` next, keeping the worker (and its torch)."""
+        self.settle_output()
+        self.folder = folder
+        self.output.clear()
+        self.broken, self.budgets, self.spent, self.calls = {}, {}, {}, []
+
     def import_module(self, module: str, seconds: float) -> None:
         """Import ``module`` in the worker (in a fresh child); raise ``StudentCallError`` if that fails."""
         if module in self.broken:
             raise StudentCallError(self.broken[module], "import")
         worker = self._ensure_ready()
-        if module == self._live:
+        if (self.folder, module) == self._live:
             return
         if self._live is not None:
             worker = self._reset()
-        header = self._exchange(worker, {"op": "import", "module": module}, [], seconds, f"importing {module}.py")
-        self._live = module  # even after a failed import the module's child stays until the next reset
+        request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
+        header = self._exchange(worker, request, [], seconds, f"importing {module}.py")
+        self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
         if not header.get("ok"):
             self.broken[module] = _import_failure(module, header.get("error", {}))
             raise StudentCallError(self.broken[module], "import")

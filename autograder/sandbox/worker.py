@@ -143,7 +143,10 @@ def main() -> None:
         op = request.get("op")
         if op == "import":
             name = request["module"]
-            path = os.path.join(submission, name + ".py")
+            folder = os.path.join(submission, _folder_name(request.get("folder")))
+            sys.path.insert(0, folder)  # this runs in the module's own child, so nothing leaks to the next
+            os.chdir(folder)
+            path = os.path.join(folder, name + ".py")
             start = time.perf_counter()
             try:
                 spec = importlib.util.spec_from_file_location(name, path)
@@ -241,7 +244,7 @@ def main() -> None:
         else:
             _die_like(status)
 
-    child, interrupted, zygote = [0], [False], os.getpid()
+    child, interrupted, zygote, last_folder = [0], [False], os.getpid(), [None]
 
     def on_interrupt(signum, frame) -> None:
         interrupted[0] = True
@@ -263,6 +266,9 @@ def main() -> None:
         except EOFError:
             os._exit(0)
         if request.get("op") == "import":
+            if request.get("folder") != last_folder[0] and args.own_pid_namespace:
+                _clear_tmp()  # a new submission: nothing a previous one left in our private /tmp survives
+            last_folder[0] = request.get("folder")
             run_module(request, blobs)
         elif request.get("op") == "reset":
             current_id[0] = request.get("id")
@@ -272,6 +278,29 @@ def main() -> None:
             reply({"ok": False, "error": {"type": "ProtocolError", "message": "no module is imported", "traceback": ""}})
         else:
             handle(request, blobs)
+
+
+def _folder_name(folder) -> str:
+    """A submission's folder under the bound root: one plain name, or the root itself."""
+    if folder is None:
+        return ""
+    if not isinstance(folder, str) or not folder or folder.startswith(".") or "/" in folder or "\0" in folder:
+        raise ValueError(f"bad submission folder {folder!r}")
+    return folder
+
+
+def _clear_tmp() -> None:
+    import shutil
+
+    for entry in os.listdir("/tmp"):
+        path = os.path.join("/tmp", entry)
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                os.remove(path)
+        except OSError:
+            pass
 
 
 def _check_size(nbytes: int) -> None:

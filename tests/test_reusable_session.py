@@ -1,0 +1,35 @@
+"""One worker grading many submissions: nothing of one submission reaches the next."""
+
+from autograder import grading, paths
+
+from .helpers import reference_submission
+
+
+def test_a_reused_worker_leaves_nothing_for_the_next_submission(tmp_path, assignment):
+    sneaky = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + (
+        "\nimport os, torch\n"
+        "open('/tmp/left-behind', 'w').write('answers')\n"
+        "torch.matmul = lambda *a, **k: 0  # sabotage whoever comes next\n"
+        "def softmax(x, dim=-1):\n    return torch.zeros_like(x)\n"
+    )
+    nosy = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + (
+        "\nimport os\n"
+        "def softmax(x, dim=-1):\n"
+        "    if os.path.exists('/tmp/left-behind') or os.listdir('/submission') != [os.path.basename(os.getcwd())]:\n"
+        "        return x * 0\n"
+        "    e = (x - x.amax(dim=dim, keepdim=True)).exp()\n"
+        "    return e / e.sum(dim=dim, keepdim=True)\n"
+    )
+    first = reference_submission(tmp_path / "first", replace={"qkv_arithmetic": sneaky})
+    second = reference_submission(tmp_path / "second", replace={"qkv_arithmetic": nosy})
+    session = grading.reusable_session(assignment)
+    try:
+        report_first = grading.grade(first, assignment, modules=["qkv_arithmetic"], session=session)
+        report_second = grading.grade(second, assignment, modules=["qkv_arithmetic"], session=session)
+        report_third = grading.grade(paths.REFERENCE, assignment, modules=["qkv_arithmetic"], session=session)
+        assert session.restarts == 0
+    finally:
+        grading.close_reusable(session)
+    assert report_first.points < report_first.max_points
+    assert report_second.points == report_second.max_points, [t.message for p in report_second.problems for t in p.tests if not t.passed]
+    assert report_third.points == report_third.max_points
