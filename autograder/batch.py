@@ -15,7 +15,7 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -87,6 +87,22 @@ def grade_one(path: Path, assignment: Assignment, session=None) -> GradeReport:
         return GradeReport(str(path), [], [f"grader error: {type(exc).__name__}: {exc}"], time.perf_counter() - start)
 
 
+_JOB: dict = {}
+
+
+def _start_job(assignment: Assignment) -> None:
+    """In each job process: one worker, reused for every submission this job grades (torch loads once)."""
+    from multiprocessing import util
+
+    _JOB["assignment"] = assignment
+    _JOB["session"] = grading.reusable_session(assignment)
+    util.Finalize(None, grading.close_reusable, args=(_JOB["session"],), exitpriority=10)
+
+
+def _grade_in_job(path: Path) -> GradeReport:
+    return grade_one(path, _JOB["assignment"], _JOB["session"])
+
+
 def _load_done(batch: Batch, names: list[str]) -> None:
     for name in names:
         record, results = batch.record_path(name), batch.results_path(name)
@@ -148,28 +164,20 @@ def grade_all(folder: Path, csv_path: Path, jobs: int = 1, force: bool = False,
     todo = [name for name in order if name not in batch.reports]
     _write_csv(batch, order)
     progress = Progress(len(todo), stream)
-    pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="grade")
-    local, sessions = threading.local(), []
-
-    def grade_in_thread(path: Path) -> GradeReport:
-        # One worker per job thread, reused for every submission it grades: torch loads once per job.
-        if getattr(local, "session", None) is None:
-            local.session = grading.reusable_session(batch.assignment)
-            with batch.lock:
-                sessions.append(local.session)
-        return grade_one(path, batch.assignment, local.session)
-
+    # Processes, not threads: the grader's own share of the work (reference, comparisons) holds the GIL.
+    pool = ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_start_job, initargs=(batch.assignment,))
     try:
-        futures = {pool.submit(grade_in_thread, found[name]): name for name in todo}
+        futures = {pool.submit(_grade_in_job, found[name]): name for name in todo}
         for future in as_completed(futures):
             name = futures[future]
-            report = future.result()
+            try:
+                report = future.result()
+            except Exception as exc:  # noqa: BLE001 - a job process that died still gets its row
+                report = GradeReport(str(found[name]), [], [f"grader error: {type(exc).__name__}: {exc}"])
             _save(batch, name, report, order)
             progress.update(name, report)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        for session in sessions:
-            grading.close_reusable(session)
     return batch
 
 
