@@ -48,7 +48,10 @@ def _cmd_grade(args: argparse.Namespace) -> int:
     from .reports import gradescope, terminal
     from .scores import GradeReport
 
+    from .sandbox import policy
+
     out = Path(args.out)
+    print(policy.detect().describe(), file=sys.stderr)  # staff should know what the worker runs under
     try:
         report = grading.grade(Path(args.submission), manifest.load())
     except Exception as exc:  # noqa: BLE001 - results.json must be written whatever happens
@@ -95,6 +98,9 @@ def _cmd_grade_all(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         print(f"error: {folder} is not a folder of submissions", file=sys.stderr)
         return 2
+    from .sandbox import policy
+
+    print(policy.detect().describe(), file=sys.stderr)
     done = batch.grade_all(folder, Path(args.out), jobs=args.jobs, force=args.force)
     print(batch.write_summary(done))
     print(f"graded {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; wrote {args.out}")
