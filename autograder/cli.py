@@ -46,9 +46,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _cmd_grade(args: argparse.Namespace) -> int:
     from . import grading, manifest
     from .reports import gradescope, terminal
-    from .scores import GradeReport
-
     from .sandbox import policy
+    from .scores import GradeReport
 
     out = Path(args.out)
     print(policy.detect().describe(), file=sys.stderr)  # staff should know what the worker runs under
