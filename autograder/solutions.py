@@ -21,6 +21,7 @@ from . import paths
 from .sandbox import wire
 
 _FUTURE = re.compile(r"^from __future__ import .*$", re.MULTILINE)
+SHARED = "_shared.py"
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Variant:
 
     def source(self) -> str:
         """The complete module: the reference followed by this variant's overrides."""
-        return compose(self.module, self.path.read_text(encoding="utf-8"), self.name)
+        return compose(self.module, _override(self.path), self.name)
 
     def load(self) -> types.ModuleType:
         """This variant as an importable module object (in the grader, trusted)."""
@@ -76,13 +77,20 @@ def reference(module: str) -> types.ModuleType:
 @functools.cache
 def _load_variant(module: str, path: str) -> types.ModuleType:
     variant = Path(path)
-    return _exec_module(f"variant_{module}_{variant.stem}", compose(module, variant.read_text(encoding="utf-8"), variant.stem), path)
+    return _exec_module(f"variant_{module}_{variant.stem}", compose(module, _override(variant), variant.stem), path)
+
+
+def _override(path: Path) -> str:
+    """A variant's source, after the ``_shared.py`` of its folder (helpers several variants use)."""
+    shared = path.parent / SHARED
+    prefix = shared.read_text(encoding="utf-8") + "\n\n" if shared.is_file() else ""
+    return prefix + path.read_text(encoding="utf-8")
 
 
 def _variants(module: str, kind: str) -> list[Variant]:
     folder = paths.ASSIGNMENTS / module / kind
     found = []
-    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+    for path in sorted(p for p in folder.glob("*.py") if not p.name.startswith("_")) if folder.is_dir() else []:
         text = path.read_text(encoding="utf-8")
         match = re.search(r'^HINT\s*=\s*(["\'])(.*?)\1\s*$', text, re.MULTILINE | re.DOTALL)
         if match is None and kind == "mistakes":
