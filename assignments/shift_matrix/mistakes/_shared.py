@@ -1,4 +1,4 @@
-"""Helpers shared by the shift-matrix mistakes that get one entry of the 2x2 blocks wrong."""
+"""Helpers shared by shift-matrix mistakes: the block layout and, for wrong frequencies, the rest done right."""
 
 import torch
 
@@ -15,3 +15,14 @@ def _angles(d, delta, base):
     if d % 2:
         raise ValueError("d must be even")
     return delta * float(base) ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)
+
+
+def _encoding_at(w, T, dtype):
+    angles = torch.arange(T, dtype=torch.float64)[:, None] * w
+    return torch.stack([angles.sin(), angles.cos()], dim=-1).reshape(T, len(w) * 2).to(dtype)
+
+
+def _rotations_by(theta, dtype):
+    c, s = theta.cos(), theta.sin()
+    blocks = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)
+    return torch.block_diag(*blocks).to(dtype)

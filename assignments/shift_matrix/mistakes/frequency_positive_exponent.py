@@ -11,12 +11,8 @@ def _frequencies(d, base):
 
 
 def sinusoidal_encoding(T, d, base=10000.0, dtype=torch.float64):
-    angles = torch.arange(T, dtype=torch.float64)[:, None] * _frequencies(d, base)
-    return torch.stack([angles.sin(), angles.cos()], dim=-1).reshape(T, d).to(dtype)
+    return _encoding_at(_frequencies(d, base), T, dtype)
 
 
 def shift_matrix(d, delta=1, base=10000.0, dtype=torch.float64):
-    theta = delta * _frequencies(d, base)
-    c, s = theta.cos(), theta.sin()
-    blocks = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)
-    return torch.block_diag(*blocks).to(dtype)
+    return _rotations_by(delta * _frequencies(d, base), dtype)
