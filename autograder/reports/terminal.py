@@ -19,12 +19,15 @@ def render_problem(problem: ProblemResult, width: int = 78) -> str:
     lines = [f"{head}{' ' * max(2, width - len(head) - len(tally))}{tally}"]
     if problem.status != "ok":
         lines.append(f"  ! {problem.status}")
+        detail = next((t.message for t in problem.tests if t.message.startswith(problem.status)), "")
+        if detail.count("\n"):  # e.g. the SyntaxError's line and caret, shown once for the whole problem
+            lines.append(textwrap.indent(detail.split("\n", 1)[1], "    "))
     for test in problem.tests:
         mark = "PASS" if test.passed else "FAIL"
         name = f"  {mark}  {test.name}"
         pts = f"{_fmt(test.points)}/{_fmt(test.max_points)}"
         lines.append(f"{name}{' ' * max(2, width - len(name) - len(pts))}{pts}")
-        if not test.passed and test.message and not (problem.status != "ok" and test.message.startswith(problem.status)):
+        if not test.passed and test.message and not (problem.status != "ok" and problem.status in test.message):
             lines += [textwrap.indent(test.message, "        ")]
     if problem.output.strip():
         lines.append("  printed by your code:")
