@@ -14,12 +14,13 @@ from typing import Any
 
 from .calls import Call
 from .checks import FLOAT32, FLOAT64, CheckFailure, Tolerance, describe, difference, expect_between, expect_equal, expect_true, fail
+from .macs import measured_macs
 from .sandbox.client import StudentCallError
 from .sandbox.wire import Named, Seeded
 
 __all__ = [
     "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
-    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "test_case",
+    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "measured_macs", "test_case",
 ]
 
 

@@ -42,7 +42,8 @@ def causal_linear_attention(
     B = 64
     phi_q, phi_k = feature_map(Q), feature_map(K)
     N, F, M = phi_q.shape[-2], phi_q.shape[-1], V.shape[-1]
-    batch = torch.broadcast_shapes(phi_q.shape[:-2], phi_k.shape[:-2], V.shape[:-2])
+    # Broadcast the leading dimensions on empty views: torch.broadcast_shapes would import sympy (~0.7 s) on first use.
+    batch = torch.broadcast_tensors(phi_q[..., :0, :0], phi_k[..., :0, :0], V[..., :0, :0])[0].shape[:-2]
     dtype = torch.promote_types(phi_q.dtype, V.dtype)
     S = torch.zeros(*batch, F, M, dtype=dtype, device=V.device)
     Z = torch.zeros(*batch, F, 1, dtype=dtype, device=V.device)
