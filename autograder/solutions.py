@@ -8,6 +8,7 @@ the reference source followed by that file. They run in the grader (they are sta
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import re
@@ -143,13 +144,36 @@ def save_recorded(module: str, calls: list[tuple[str, tuple, dict, object]], roo
 
 
 @functools.cache
-def _recorded(module: str) -> tuple[list[dict], list[np.ndarray]]:
+def _recorded(module: str) -> tuple[list[dict], list[np.ndarray], dict[str, int]]:
+    """The recorded calls, their arrays, and an index from each call's exact key to its position."""
     json_path, npz_path = recorded_paths(module)
     if not json_path.is_file():
-        return [], []
+        return [], [], {}
     with np.load(npz_path, allow_pickle=False) as npz:
         blobs = [npz[f"arr_{i}"] for i in range(len(npz.files))]
-    return json.loads(json_path.read_text(encoding="utf-8"))["calls"], blobs
+    calls = json.loads(json_path.read_text(encoding="utf-8"))["calls"]
+    index = {}
+    for position, entry in enumerate(calls):
+        inputs = {"t": "list", "items": entry["value"]["items"][:2]}
+        own = blobs[entry["first_blob"]: entry["first_blob"] + entry["blobs"]]
+        index.setdefault(_exact_key(entry["func"], inputs, own[: _array_count(inputs)]), position)
+    return calls, blobs, index
+
+
+def _array_count(tree: object) -> int:
+    if isinstance(tree, dict):
+        return (tree.get("t") == "array") + sum(_array_count(v) for v in tree.values())
+    if isinstance(tree, list):
+        return sum(_array_count(v) for v in tree)
+    return 0
+
+
+def _exact_key(func: str, tree: object, arrays: list[np.ndarray]) -> str:
+    """A digest of a call's function and inputs, bit for bit (a dictionary lookup before the close comparison)."""
+    digest = hashlib.sha256(func.encode() + json.dumps(tree, sort_keys=True).encode())
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
 
 
 def _same(a: object, blobs_a: list, b: object, blobs_b: list) -> bool:
@@ -175,9 +199,12 @@ def recorded_output(module: str, func: str, args: tuple, kwargs: dict) -> object
     """The reference's output recorded for this exact call (the handout has no reference to run)."""
     import torch
 
-    calls, blobs = _recorded(module)
+    calls, blobs, index = _recorded(module)
     tree, arrays = wire.encode([list(args), kwargs], _to_array)
-    for entry in calls:
+    exact = index.get(_exact_key(func, tree, arrays))
+    # Inputs rebuilt on another machine may differ in the last bits: then the close comparison finds them.
+    candidates = ([calls[exact]] if exact is not None else []) + calls
+    for entry in candidates:
         own = blobs[entry["first_blob"]: entry["first_blob"] + entry["blobs"]]
         if entry["func"] == func and _same(tree, arrays, {"t": "list", "items": entry["value"]["items"][:2]}, own):
             make = {"tensor": torch.from_numpy, "generator": lambda seed: torch.Generator().manual_seed(seed), "named": wire.Named}
