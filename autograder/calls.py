@@ -84,6 +84,22 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def run_trusted(impl: Callable, args: tuple, kwargs: dict) -> Any:
+    """Run a trusted implementation on fresh copies of the inputs (one thread, as in the worker)."""
+    import torch
+
+    # One thread: the same reduction order on every machine, and no oversubscription in grade-all.
+    torch.set_num_threads(1)
+    return _plain(impl(*materialize(args), **materialize(kwargs)))
+
+
+def reference_value(module: str, func: str, args: tuple, kwargs: dict) -> Any:
+    """The reference's ``module.func(*args, **kwargs)`` (recorded in advance in the students' handout, which has no reference)."""
+    if not solutions.has_reference(module):
+        return solutions.recorded_output(module, func, args, kwargs)
+    return run_trusted(getattr(solutions.reference(module), func), args, kwargs)
+
+
 class Call:
     """A student call plus everything needed to judge it."""
 
@@ -103,19 +119,9 @@ class Call:
             self._got = self.fn(*self.args, **self.kwargs)
         return self._got
 
-    def run_trusted(self, impl: Callable) -> Any:
-        """Run a trusted implementation on fresh copies of the same inputs (one thread, as in the worker)."""
-        import torch
-
-        # One thread: the same reduction order on every machine, and no oversubscription in grade-all.
-        torch.set_num_threads(1)
-        return _plain(impl(*materialize(self.args), **materialize(self.kwargs)))
-
     def reference(self) -> Any:
-        """The reference's value on the same inputs (recorded in advance in the students' handout, which has no reference)."""
-        if not solutions.has_reference(self.module):
-            return solutions.recorded_output(self.module, self.func, self.args, self.kwargs)
-        return self.run_trusted(getattr(solutions.reference(self.module), self.func))
+        """The reference's value on the same inputs."""
+        return reference_value(self.module, self.func, self.args, self.kwargs)
 
     def tolerance(self, rtol: float | None) -> checks.Tolerance:
         return checks.Tolerance(rtol) if rtol is not None else checks.tolerance_for(self.args, self.kwargs)
@@ -144,7 +150,7 @@ class Call:
         for variant in solutions.mistakes(self.module):
             try:
                 impl = getattr(variant.load(), self.func)
-                out = self.run_trusted(impl)
+                out = run_trusted(impl, self.args, self.kwargs)
                 if checks.difference(got, out, tol) is None and checks.difference(out, expected, tol) is not None:
                     found.append(variant.hint)
             except Exception:  # noqa: BLE001 - a mistake that cannot run here gives no hint

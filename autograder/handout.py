@@ -78,18 +78,18 @@ check:
 def record_reference_outputs(assignment: Assignment) -> dict[str, list]:
     """Run the public tests on the reference and keep, per module, every reference output they asked for."""
     recorded: dict[str, list] = {m: [] for m in assignment.modules}
-    original = calls.Call.reference
+    original = calls.reference_value
 
-    def recording(call: calls.Call):
-        value = original(call)
-        recorded[call.module].append((call.func, call.args, call.kwargs, value))
+    def recording(module: str, func: str, args: tuple, kwargs: dict):
+        value = original(module, func, args, kwargs)
+        recorded[module].append((func, args, kwargs, value))  # list.append is atomic: tests may compute on a background thread
         return value
 
-    calls.Call.reference = recording
+    calls.reference_value = recording
     try:
         report = grading.grade(paths.REFERENCE, assignment, include_hidden=False)
     finally:
-        calls.Call.reference = original
+        calls.reference_value = original
     failed = [t.full_name for p in report.problems for t in p.tests if not t.passed]
     if failed:
         raise RuntimeError(f"the reference fails public tests, so no handout is built: {', '.join(failed)}")

@@ -35,12 +35,11 @@ class MacCounter(TorchFunctionMode):
         name = getattr(func, "__name__", "")
         if name in UNPRICED:
             raise UnpricedOperation(f"the MAC counter has no rule for {name}; write the product with @")
-        out = func(*args, **(kwargs or {}))
+        result = func(*args, **(kwargs or {}))
         if name in PRICED:
-            left, right = (args[1], args[0]) if name == "__rmatmul__" else (args[0], args[1])
-            shared = left.shape[-1]
-            self.macs += math.prod(out.shape) * shared
-        return out
+            left = args[1] if name == "__rmatmul__" else args[0]
+            self.macs += math.prod(result.shape) * left.shape[-1]
+        return result
 
 
 def measured_macs(compute: Callable[[], Any]) -> int:

@@ -12,15 +12,16 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .calls import Call
+from .background import Background
+from .calls import Call, reference_value
 from .checks import FLOAT32, FLOAT64, CheckFailure, Tolerance, describe, difference, expect_between, expect_equal, expect_true, fail
 from .macs import measured_macs
 from .sandbox.client import StudentCallError
 from .sandbox.wire import Named, Seeded
 
 __all__ = [
-    "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
-    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "measured_macs", "test_case",
+    "Background", "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
+    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "measured_macs", "reference_value", "test_case",
 ]
 
 
