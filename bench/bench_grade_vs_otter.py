@@ -1,5 +1,8 @@
 """Whole-process time of `grade` vs `otter run` on the reference, and of `check` vs importing torch.
 
+`check` is timed twice: in this checkout (the reference runs in the grader) and in the students'
+handout with the reference solutions copied in (expected values come from the recording).
+
 Run: .venv/bin/python bench/bench_grade_vs_otter.py [--repeat 3]. Everything is measured side by
 side in one run and reported as ratios of medians (the machines are shared and noisy).
 Targets: grade <= 0.5 x otter run; check <= 1.5 x `python -c "import torch"`.
@@ -8,6 +11,7 @@ Targets: grade <= 0.5 x otter run; check <= 1.5 x `python -c "import torch"`.
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import subprocess
 import sys
@@ -26,6 +30,18 @@ def timed(cmd: list[str], cwd: Path) -> float:
     return time.perf_counter() - start
 
 
+def extracted_handout(tmp: Path) -> Path:
+    """The students' handout, unpacked, with the reference solutions in place of the stubs."""
+    out = tmp / "handout.zip"
+    subprocess.run([PY, "-m", "autograder", "handout", "--out", str(out)], cwd=ROOT, check=True, capture_output=True)
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(tmp / "handout")
+    (root,) = (tmp / "handout").iterdir()
+    for f in (ROOT / "reference").glob("*.py"):
+        shutil.copy(f, root / "student_template" / f.name)
+    return root
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
@@ -38,17 +54,20 @@ def main() -> None:
         with zipfile.ZipFile(sub, "w") as zf:
             for f in sorted((ROOT / "reference").glob("*.py")):
                 zf.write(f, f.name)
+        handout = extracted_handout(tmp)
+        cwd = {"otter run": tmp, "check (handout)": handout}
         commands = {
             "grade": [PY, "-m", "autograder", "grade", str(sub), "--out", str(tmp / "r.json"), "-q"],
             "otter run": [PY, "-m", "otter", "run", "-a", str(ag), "-o", str(tmp), str(sub)],
             "check (reference)": [PY, "-m", "autograder", "check", str(ROOT / "reference")],
+            "check (handout)": [PY, "-m", "autograder", "check"],
             "import torch": [PY, "-c", "import torch"],
         }
         times: dict[str, list[float]] = {k: [] for k in commands}
         for _ in range(args.repeat):
             for name, cmd in commands.items():  # interleaved, so drift hits every command alike
                 try:
-                    times[name].append(timed(cmd, ROOT if name != "otter run" else tmp))
+                    times[name].append(timed(cmd, cwd.get(name, ROOT)))
                 except subprocess.CalledProcessError:
                     times[name].append(float("nan"))
     med = {k: statistics.median(v) for k, v in times.items()}
@@ -57,6 +76,7 @@ def main() -> None:
         print(f"{name:<20} {med[name]:9.2f}   {', '.join(f'{v:.2f}' for v in values)}")
     print(f"\ngrade / otter run        = {med['grade'] / med['otter run']:.2f}   (target <= 0.50)")
     print(f"check / import torch     = {med['check (reference)'] / med['import torch']:.2f}   (target <= 1.50)")
+    print(f"  in the handout           {med['check (handout)'] / med['import torch']:.2f}")
 
 
 if __name__ == "__main__":
