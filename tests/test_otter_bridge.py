@@ -1,0 +1,42 @@
+"""What runs on otter's side: the Gradescope quarantine of extra files, and the proxies of the driver notebook."""
+
+import os
+
+from autograder import manifest, solutions
+from autograder.otter_bridge import expose, quarantine_extras
+
+from .helpers import reference_submission
+
+EXTRAS = {"otter.py": "raise SystemExit('shadowed otter')", "sitecustomize.py": "", "numpy.py": "", ".OTTER_LOG": "pickle", "notes.txt": "hi"}
+
+
+def test_quarantine_keeps_only_the_six_modules(tmp_path):
+    folder = reference_submission(tmp_path / "submission")
+    for name, text in EXTRAS.items():
+        (folder / name).write_text(text)
+    (folder / "pkg").mkdir()
+    (folder / "pkg" / "__init__.py").write_text("")
+    moved = quarantine_extras(str(folder), str(tmp_path / "quarantine"))
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{m}.py" for m in manifest.load().modules)
+    assert set(moved) == set(EXTRAS) | {"pkg"}
+    assert (tmp_path / "quarantine" / "otter.py").read_text() == EXTRAS["otter.py"]
+
+
+def test_quarantine_inside_a_single_folder(tmp_path):
+    inner = reference_submission(tmp_path / "submission" / "hw")
+    (inner / "otter.py").write_text("")
+    (tmp_path / "submission" / "json.py").write_text("")
+    quarantine_extras(str(tmp_path / "submission"), str(tmp_path / "quarantine"))
+    assert sorted(p.name for p in inner.iterdir()) == sorted(f"{m}.py" for m in manifest.load().modules)
+    assert not (tmp_path / "submission" / "json.py").exists()
+    assert (tmp_path / "quarantine" / "hw" / "otter.py").exists()
+
+
+def test_exposed_proxies_run_the_student_in_the_sandbox(tmp_path):
+    folder = reference_submission(tmp_path / "submission")
+    proxies = expose(str(folder))
+    assert set(proxies) == set(manifest.load().modules)
+    pid = proxies["qkv_arithmetic"]._session._ensure_ready().proc.pid
+    assert pid != os.getpid()
+    size = proxies["receptive_field"].receptive_field_size(2, 3, seq_len=100)
+    assert size == solutions.reference("receptive_field").receptive_field_size(2, 3, seq_len=100)
