@@ -18,6 +18,7 @@ import yaml
 
 from . import calls, grading, manifest, paths, solutions
 from .manifest import Assignment
+from .problem_support import support_path
 
 TOP = "attention-handout"
 STAFF_ONLY = ("build.py", "otter_bridge.py", "validation.py", "validate_command.py", "batch.py", "handout.py",
@@ -115,6 +116,9 @@ def _write_problem(problem: manifest.Problem, stage: Path, recorded: list) -> No
         shutil.copy(path, folder / rel)
         public.append(str(rel))
     data["tests"] = {"public": public, "hidden": []}
+    support = support_path(problem.module)
+    if support.is_file():  # helpers the public tests share with the hidden ones (no hidden inputs in it)
+        shutil.copy(support, folder / "tests" / support.name)
     (folder / "problem.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     readme = problem.folder / "README.md"
     if readme.is_file():

@@ -15,13 +15,15 @@ from typing import Any
 from .background import Background
 from .calls import Call, reference_value
 from .checks import FLOAT32, FLOAT64, CheckFailure, Tolerance, describe, difference, expect_between, expect_equal, expect_true, fail
+from .inputs import rand, randn
 from .macs import measured_macs
+from .problem_support import problem_support
 from .sandbox.client import StudentCallError
 from .sandbox.wire import Named, Seeded
 
 __all__ = [
     "Background", "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
-    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "measured_macs", "reference_value", "test_case",
+    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "measured_macs", "problem_support", "rand", "randn", "reference_value", "test_case",
 ]
 
 

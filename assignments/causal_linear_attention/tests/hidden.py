@@ -1,32 +1,15 @@
 """Hidden tests of problem 6 (causal_linear_attention): batches, C != M, eps, custom maps, N = 1, a long sequence."""
 
-import numpy as np
 import torch
 
-from autograder.testkit import Call, Named, expect_equal, fail, test_case
+from autograder.testkit import Call, Named, expect_equal, fail, problem_support, randn, test_case
 
 OK_FORMAT = False
 name = "causal_linear_attention_hidden"
 
-_EXPECTED = {}  # reference values of expensive calls, shared by every submission graded in this process
-
-
-def randn(*shape, seed, dtype=torch.float64, scale=1.0):
-    return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
-
-
-def run_recurrent(module, Q, K, V, **kwargs):
-    """Feed the tokens one by one through the student's recurrent_step, checking each step from the student's own state."""
-    state, rows, n = None, [], Q.shape[-2]
-    for i in range(n):
-        call = Call(module.recurrent_step, state, Q[..., i, :], K[..., i, :], V[..., i, :], **kwargs)
-        try:
-            out, (S, Z) = call.matches_reference()
-        except AssertionError as exc:  # a wrong value, or the call itself failed
-            fail(f"At token {i} of {n} (counting from 0, starting from state None):\n{exc}")
-        state = (torch.from_numpy(np.asarray(S)), torch.from_numpy(np.asarray(Z)))
-        rows.append(np.asarray(out))
-    return np.stack(rows, axis=-2)
+run_recurrent = problem_support("causal_linear_attention").run_recurrent
+# Reference values of expensive calls, computed once per load of this file (validation grades every variant with one load).
+_EXPECTED = {}
 
 
 def check_recurrent_equals_parallel(module, Q, K, V, **kwargs):

@@ -3,14 +3,12 @@
 import numpy as np
 import torch
 
-from autograder.testkit import Call, expect_equal, expect_true, fail, test_case
+from autograder.testkit import Call, expect_equal, expect_true, problem_support, randn, test_case
 
 OK_FORMAT = False
 name = "causal_linear_attention_public"
 
-
-def randn(*shape, seed, dtype=torch.float64):
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+run_recurrent = problem_support("causal_linear_attention").run_recurrent
 
 
 # The worked example of the statement: with elu(x) + 1 and inputs in {0, 1}, phi(x) = x + 1.
@@ -18,20 +16,6 @@ Q_EX = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
 K_EX = torch.tensor([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
 V_EX = torch.tensor([[8.0, 0.0], [0.0, 8.0], [-4.0, 0.0]], dtype=torch.float64)
 OUT_EX = np.array([[8.0, 0.0], [5.0, 3.0], [1.0, 2.0]])
-
-
-def run_recurrent(module, Q, K, V, **kwargs):
-    """Feed the tokens one by one through the student's recurrent_step, checking each step from the student's own state."""
-    state, rows, n = None, [], Q.shape[-2]
-    for i in range(n):
-        call = Call(module.recurrent_step, state, Q[..., i, :], K[..., i, :], V[..., i, :], **kwargs)
-        try:
-            out, (S, Z) = call.matches_reference()
-        except AssertionError as exc:  # a wrong value, or the call itself failed
-            fail(f"At token {i} of {n} (counting from 0, starting from state None):\n{exc}")
-        state = (torch.from_numpy(np.asarray(S)), torch.from_numpy(np.asarray(Z)))
-        rows.append(np.asarray(out))
-    return np.stack(rows, axis=-2)
 
 
 @test_case(points=1, hidden=False)

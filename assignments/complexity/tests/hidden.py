@@ -10,20 +10,12 @@ import math
 
 import torch
 
-from autograder.testkit import FLOAT64, Call, CheckFailure, expect_equal, expect_true, measured_macs, test_case
+from autograder.testkit import FLOAT64, Call, CheckFailure, expect_equal, measured_macs, problem_support, rand, test_case
 
 OK_FORMAT = False
 name = "complexity_hidden"
 
-WHAT_EACH_KEY_COUNTS = {
-    "encoder_self": "M encoder queries over M encoder keys",
-    "cross": "N decoder queries over M encoder keys and values",
-    "decoder_self": "N decoder queries over N decoder keys",
-}
-
-
-def rand(*shape, seed):
-    return torch.rand(*shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+expect_cost_dict = problem_support("complexity").expect_cost_dict
 
 
 def softmax_attention(Q, K, V):
@@ -73,15 +65,6 @@ def expect_count(call, expected):
     except CheckFailure as failure:
         hints = [f"Hint: {h}" for h in call.hints(got, expected, FLOAT64)]
         raise CheckFailure("\n".join([str(failure), *hints])) from None
-
-
-def expect_cost_dict(call, expected):
-    """The three attention costs of a transformer, one key at a time."""
-    got = call.result()
-    expect_true(isinstance(got, dict), f"expected a dict, got {type(got).__name__} {got!r:.80}", called=call.shown)
-    expect_true(set(got) == set(expected), f"expected exactly the keys {sorted(expected)}, got {sorted(map(repr, got))}", called=call.shown)
-    for key in expected:
-        expect_equal(got[key], expected[key], called=f"{call.shown}[{key!r}]  ({WHAT_EACH_KEY_COUNTS[key]})")
 
 
 @test_case(points=1, hidden=True)

@@ -1,24 +1,11 @@
 """Public tests of problem 3 (complexity): the worked examples of the statement."""
 
-from autograder.testkit import Call, expect_equal, expect_true, test_case
+from autograder.testkit import Call, problem_support, test_case
 
 OK_FORMAT = False
 name = "complexity_public"
 
-WHAT_EACH_KEY_COUNTS = {
-    "encoder_self": "M encoder queries over M encoder keys",
-    "cross": "N decoder queries over M encoder keys and values",
-    "decoder_self": "N decoder queries over N decoder keys",
-}
-
-
-def expect_cost_dict(call, expected):
-    """The three attention costs of a transformer, one key at a time."""
-    got = call.result()
-    expect_true(isinstance(got, dict), f"expected a dict, got {type(got).__name__} {got!r:.80}", called=call.shown)
-    expect_true(set(got) == set(expected), f"expected exactly the keys {sorted(expected)}, got {sorted(map(repr, got))}", called=call.shown)
-    for key in expected:
-        expect_equal(got[key], expected[key], called=f"{call.shown}[{key!r}]  ({WHAT_EACH_KEY_COUNTS[key]})")
+expect_cost_dict = problem_support("complexity").expect_cost_dict
 
 
 @test_case(points=1, hidden=False)

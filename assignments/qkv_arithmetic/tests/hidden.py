@@ -2,23 +2,16 @@
 
 import torch
 
-from autograder.testkit import Call, expect_true, test_case
+from autograder.testkit import Call, expect_true, problem_support, randn, test_case
 
 OK_FORMAT = False
 name = "qkv_arithmetic_hidden"
 
-
-def randn(*shape, seed, dtype=torch.float64, scale=1.0):
-    return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
-
-
+support = problem_support("qkv_arithmetic")
 # The worked example divided by 10: softmax is no longer one-hot here, so a missing scale or
 # a softmax over the wrong axis changes the answer.
-H = torch.tensor([[5.0, 1.0], [4.0, 3.0], [-2.0, 6.0]], dtype=torch.float64) / 10
-W_q = torch.tensor([[1.0, 0.0], [2.0, 9.0]], dtype=torch.float64)
-W_k = torch.tensor([[0.0, 1.0], [6.0, 0.0]], dtype=torch.float64)
-W_v = torch.tensor([[4.0, 3.0], [9.0, 1.0]], dtype=torch.float64)
-Q, K, V = H @ W_q.T, H @ W_k.T, H @ W_v.T
+H, W_q, W_k, W_v = support.H_EXAMPLE / 10, support.W_q, support.W_k, support.W_v
+Q, K, V = support.projections(H)
 
 
 @test_case(points=1, hidden=True)

@@ -3,17 +3,15 @@
 import numpy as np
 import torch
 
-from autograder.testkit import Call, expect_equal, test_case
+from autograder.testkit import Call, expect_equal, problem_support, test_case
 
 OK_FORMAT = False
 name = "qkv_arithmetic_public"
 
+support = problem_support("qkv_arithmetic")
 # The worked example: three tokens h1, h2, h3 as rows, and the three weight matrices.
-H = torch.tensor([[5.0, 1.0], [4.0, 3.0], [-2.0, 6.0]], dtype=torch.float64)
-W_q = torch.tensor([[1.0, 0.0], [2.0, 9.0]], dtype=torch.float64)
-W_k = torch.tensor([[0.0, 1.0], [6.0, 0.0]], dtype=torch.float64)
-W_v = torch.tensor([[4.0, 3.0], [9.0, 1.0]], dtype=torch.float64)
-Q, K, V = H @ W_q.T, H @ W_k.T, H @ W_v.T
+H, W_q, W_k, W_v = support.H_EXAMPLE, support.W_q, support.W_k, support.W_v
+Q, K, V = support.projections(H)
 
 
 @test_case(points=1, hidden=False)

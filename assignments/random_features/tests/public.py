@@ -10,10 +10,14 @@ import math
 import numpy as np
 import torch
 
-from autograder.testkit import Background, Call, Seeded, Tolerance, expect_equal, expect_true, fail, reference_value, test_case
+from autograder.testkit import Background, Call, Seeded, Tolerance, expect_equal, expect_true, fail, problem_support, randn, test_case
 
 OK_FORMAT = False
 name = "random_features_public"
+
+support = problem_support("random_features")
+SPREAD_SAMPLES, BAND_SE = support.SPREAD_SAMPLES, support.BAND_SE
+as_float, frequency_law_problems = support.as_float, support.frequency_law_problems
 
 # The worked example of the statement: D = 4 (sigma2 = 2), two frequencies.
 Q_EX = torch.tensor([[0.5, 0.0, 0.5, 0.0]], dtype=torch.float64)
@@ -22,69 +26,6 @@ W_EX = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, -1.0, 0.0]], dtype=torch.f
 
 # Reference single-trial errors come from these seeds, far from any seed a test passes to the student.
 SPREAD_SEED = 10_000
-SPREAD_SAMPLES = 128
-# Half-width of every statistical band of approximation_error, in standard errors. If the log of a
-# mean of trials is Gaussian, (student - reference mean) / (estimated sd * sqrt(1/T + 1/R)) follows
-# Student's t with R - 1 = 127 degrees of freedom, and P(|t_127| > 6.5) = 1.7e-9.
-BAND_SE = 6.5
-
-
-def randn(*shape, seed, scale=1.0, dtype=torch.float64):
-    return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
-
-
-def as_float(value, shown):
-    """The student's scalar as a Python float (a 0-d array is accepted), or a failed check."""
-    if isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind == "f":
-        value = float(value.reshape(()))
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        fail(f"expected a positive finite float (a relative error), got {value!r:.80}", called=shown)
-    return float(value)
-
-
-def frequency_law_problems(W, D, n, budget):
-    """Ways in which an (n, D) sample departs from i.i.d. N(0, 1/sqrt(D)) entries, at total false-alarm chance <= budget.
-
-    Every bound is exact for Gaussian entries: a Chernoff bound for the column means, and the
-    Laurent-Massart (2000) chi-square bounds P(X - n >= 2 sqrt(n x) + 2 x) <= e^-x and
-    P(n - X >= 2 sqrt(n x)) <= e^-x for the variances and for the off-diagonal covariances
-    (sum x_i y_i = v (A - B) / 2 with A, B independent chi-square(n) when x, y are independent).
-    A fifth of the budget goes to the means and two fifths each to the variances and covariances;
-    when the variances are wrong only that is reported.
-    """
-    W = np.asarray(W, dtype=np.float64)
-    if W.shape != (n, D):
-        return [f"expected shape ({n}, {D}) (one frequency per row), got {W.shape}"]
-    if not np.isfinite(W).all():
-        return ["the frequencies contain non-finite values"]
-    v = 1.0 / math.sqrt(D)
-    x = math.log(2 * D / (2 * budget / 5))
-    ratio = (W * W).mean(axis=0) / v
-    low, high = 1 - 2 * math.sqrt(x / n), 1 + 2 * math.sqrt(x / n) + 2 * x / n
-    if ratio.min() < low or ratio.max() > high:
-        worst = ratio[np.abs(ratio - 1).argmax()] * v
-        # With the wrong spread the other statistics are off too; this one message says what is wrong.
-        return [f"a coordinate of the frequencies has variance {worst:.4g}, but w ~ N(0, I/sigma2) with sigma2 = sqrt(D) = {math.sqrt(D):.4g} "
-                f"gives variance 1/sqrt(D) = {v:.4g}"]
-    problems = []
-    z = math.sqrt(2 * math.log(2 * D / (budget / 5)))
-    means = W.mean(axis=0)
-    if np.abs(means).max() > z * math.sqrt(v / n):
-        problems.append(f"a column mean is {means[np.abs(means).argmax()]:.4g}; the frequencies should have mean 0")
-    pairs = D * (D - 1) // 2
-    if pairs:
-        x = math.log(4 * pairs / (2 * budget / 5))
-        cov = (W.T @ W) / (n * v)
-        off = np.abs(cov[~np.eye(D, dtype=bool)]).max()
-        if off > 2 * math.sqrt(x / n) + x / n:
-            problems.append(f"two coordinates of the frequencies are correlated (normalised covariance {off:.3g}); they should be independent")
-    return problems
-
-
-def reference_errors(D, num_features, **kwargs):
-    """The reference's single-trial errors over SPREAD_SAMPLES independent seeds."""
-    return np.array([reference_value("random_features", "approximation_error", (D, num_features), dict(n_trials=1, seed=SPREAD_SEED + i, **kwargs))
-                     for i in range(SPREAD_SAMPLES)])
 
 
 def log_centre_and_cv(errors):
@@ -95,7 +36,7 @@ def log_centre_and_cv(errors):
 # The setting of test_error_falls_with_num_features (see there).
 FALL_D, FALL_SIZES, FALL_SCALE, FALL_TRIALS = 64, [16, 64, 256], 0.15, 32
 # 384 reference runs, about half a second: started when this file loads, they overlap the sandbox's work.
-FALL_BANDS = {F: Background(lambda F=F: log_centre_and_cv(reference_errors(FALL_D, F, input_scale=FALL_SCALE))) for F in FALL_SIZES}
+FALL_BANDS = {F: Background(lambda F=F: log_centre_and_cv(support.reference_errors(SPREAD_SEED, FALL_D, F, input_scale=FALL_SCALE))) for F in FALL_SIZES}
 
 
 @test_case(points=1, hidden=False)

@@ -26,3 +26,10 @@ def _rotations_by(theta, dtype):
     c, s = theta.cos(), theta.sin()
     blocks = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)
     return torch.block_diag(*blocks).to(dtype)
+
+
+def _cos_first_encoding(T, d, base, dtype):
+    """The encoding with each pair written (cos, sin) instead of (sin, cos)."""
+    w = _angles(d, 1, base)
+    angles = torch.arange(T, dtype=torch.float64)[:, None] * w
+    return torch.stack([angles.cos(), angles.sin()], dim=-1).reshape(T, d).to(dtype)

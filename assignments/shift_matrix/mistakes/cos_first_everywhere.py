@@ -4,11 +4,7 @@ HINT = "Each pair of columns is (sin, cos) in that order; your encoding or your 
 
 
 def sinusoidal_encoding(T, d, base=10000.0, dtype=torch.float64):
-    if d % 2:
-        raise ValueError("d must be even")
-    w = float(base) ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)
-    angles = torch.arange(T, dtype=torch.float64)[:, None] * w
-    return torch.stack([angles.cos(), angles.sin()], dim=-1).reshape(T, d).to(dtype)
+    return _cos_first_encoding(T, d, base, dtype)
 
 
 def shift_matrix(d, delta=1, base=10000.0, dtype=torch.float64):

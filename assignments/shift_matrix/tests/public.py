@@ -3,32 +3,13 @@
 import numpy as np
 
 from autograder.checks import difference
-from autograder.sandbox.client import StudentCallError
-from autograder.testkit import FLOAT64, Call, expect_equal, expect_true, fail, test_case
+from autograder.testkit import FLOAT64, Call, expect_equal, fail, problem_support, test_case
 
 OK_FORMAT = False
 name = "shift_matrix_public"
 
-
-def array_of_shape(call, shape):
-    """The student's value as a float64 array, after checking it has ``shape``."""
-    got = call.result()
-    if not (isinstance(got, np.ndarray) and got.shape == shape):
-        kind = f"shape {got.shape}" if isinstance(got, np.ndarray) else type(got).__name__
-        fail(f"expected a tensor of shape {shape}, got {kind}", called=call.shown)
-    return got.astype(np.float64)
-
-
-def expect_value_error(call):
-    """The call must raise ValueError (and not return, or raise something else)."""
-    try:
-        got = call.result()
-    except StudentCallError as exc:
-        first = str(exc).splitlines()[0]
-        expect_true(exc.kind == "raised" and " raised ValueError:" in first, f"an odd d should raise ValueError; instead:\n{exc}")
-        return
-    kind = f"a {got.shape} array" if isinstance(got, np.ndarray) else type(got).__name__
-    fail(f"an odd d cannot be split into (sin, cos) pairs, so this should raise ValueError; it returned {kind}", called=call.shown)
+support = problem_support("shift_matrix")
+array_of_shape, expect_value_error = support.array_of_shape, support.expect_value_error
 
 
 @test_case(points=1, hidden=False)
