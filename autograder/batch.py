@@ -78,11 +78,11 @@ def _write_json(data: dict, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def grade_one(path: Path, assignment: Assignment, session=None) -> GradeReport:
+def grade_one(path: Path, assignment: Assignment, session=None, tests=None) -> GradeReport:
     """Grade one submission; a failure of the grader itself becomes a record with a status, never an exception."""
     start = time.perf_counter()
     try:
-        return grading.grade(path, assignment, session=session)
+        return grading.grade(path, assignment, session=session, tests=tests)
     except Exception as exc:  # noqa: BLE001 - one bad submission must not stop the batch
         return GradeReport(str(path), [], [f"grader error: {type(exc).__name__}: {exc}"], time.perf_counter() - start)
 
@@ -91,16 +91,20 @@ _JOB: dict = {}
 
 
 def _start_job(assignment: Assignment) -> None:
-    """In each job process: one worker, reused for every submission this job grades (torch loads once)."""
+    """In each job process: one worker and one load of the tests, reused for every submission this job grades."""
     from multiprocessing import util
 
     _JOB["assignment"] = assignment
     _JOB["session"] = grading.reusable_session(assignment)
     util.Finalize(None, grading.close_reusable, args=(_JOB["session"],), exitpriority=10)
+    try:
+        _JOB["tests"] = grading.load_all_tests(assignment)
+    except Exception:  # noqa: BLE001 - each submission then loads them itself and records the error
+        _JOB["tests"] = None
 
 
 def _grade_in_job(path: Path) -> GradeReport:
-    return grade_one(path, _JOB["assignment"], _JOB["session"])
+    return grade_one(path, _JOB["assignment"], _JOB["session"], _JOB["tests"])
 
 
 def _load_done(batch: Batch, names: list[str]) -> None:

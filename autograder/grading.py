@@ -24,20 +24,26 @@ def grade(
     include_hidden: bool = True,
     modules: list[str] | None = None,
     session: WorkerSession | None = None,
+    tests: dict[str, list[TestSpec]] | None = None,
 ) -> GradeReport:
     """Grade the submission at ``path``; never raises for anything the submission contains.
 
-    With ``session`` (see ``reusable_session``) the worker and its torch import serve many submissions.
+    With ``session`` (see ``reusable_session``) the worker and its torch import serve many submissions,
+    and with ``tests`` (see ``load_all_tests``) so do the loaded test files and what they computed ahead.
     """
     start = time.perf_counter()
     assignment = assignment or manifest.load()
     problems = [p for p in assignment.problems if modules is None or p.module in modules]
+
+    def tests_of(problem: Problem) -> list[TestSpec]:
+        return tests[problem.module] if tests is not None else load_tests(problem, include_hidden)
+
     notes = [policy.detect().describe()]
     try:
         located = submission.locate(Path(path), assignment.modules)
     except submission.SubmissionError as exc:
         notes.insert(0, str(exc))
-        results = [_unavailable(p, load_tests(p, include_hidden), f"not graded: {exc}") for p in problems]
+        results = [_unavailable(p, tests_of(p), f"not graded: {exc}") for p in problems]
         return GradeReport(str(path), results, notes, time.perf_counter() - start)
     if located.ignored:
         notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
@@ -51,18 +57,27 @@ def grade(
     try:
         if any(p.module in located.sources for p in problems):
             session.start()  # the worker imports torch while the grader loads the tests (which import it too)
-        tests = {p.module: load_tests(p, include_hidden) for p in problems}
+        loaded = {p.module: tests_of(p) for p in problems}
         results = []
         for problem in problems:
             if problem.module not in located.sources:
-                results.append(_unavailable(problem, tests[problem.module], located.problems[problem.module]))
+                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module]))
                 continue
-            results.append(grade_problem(problem, tests[problem.module], session))
+            results.append(grade_problem(problem, loaded[problem.module], session))
     finally:
         if owned:
             session.close()
         submission.discard(staged)
     return GradeReport(str(path), results, notes, time.perf_counter() - start)
+
+
+def load_all_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestSpec]]:
+    """Every problem's tests, loaded once to grade many submissions (as ``validate`` grades every variant).
+
+    Test files therefore keep no state about a submission: module-level values are expected
+    values and helpers only.
+    """
+    return {p.module: load_tests(p, include_hidden) for p in assignment.problems}
 
 
 def reusable_session(assignment: Assignment) -> WorkerSession:

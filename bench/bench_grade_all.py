@@ -1,7 +1,7 @@
 """Throughput of `grade-all` on copies of the reference, against the bare compute of the tests.
 
-Run: .venv/bin/python bench/bench_grade_all.py [--copies 40]. Measures submissions per minute
-with --jobs 1 and --jobs 2, and the time of running every test of every problem in-process on
+Run: .venv/bin/python bench/bench_grade_all.py [--copies 40] [--repeat 3]. Measures submissions per minute
+with --jobs 1 and --jobs 2 (medians of interleaved runs), and the time of running every test of every problem in-process on
 the reference (no sandbox, no worker start-up), then prints the ratios.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,7 @@ def grade_all_rate(subs: Path, out: Path, jobs: int, copies: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--copies", type=int, default=40, help="copies of the reference to grade (default: 40)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each --jobs setting, interleaved; medians are reported (default: 3)")
     args = parser.parse_args()
     bare, failures = bare_compute_seconds()
     print(f"bare test compute: {bare:.2f} s ({failures} failures); now grade-all ...", file=sys.stderr, flush=True)
@@ -84,12 +86,16 @@ def main() -> None:
         subs = Path(tmp) / "subs"
         for i in range(args.copies):
             shutil.copytree(paths.REFERENCE, subs / f"copy{i:03d}", ignore=shutil.ignore_patterns("__pycache__"))
-        rates = {jobs: grade_all_rate(subs, Path(tmp) / f"out{jobs}", jobs, args.copies) for jobs in (1, 2)}
+        runs: dict[int, list[float]] = {1: [], 2: []}
+        for r in range(args.repeat):  # interleaved, so drift on a shared machine hits both settings alike
+            for jobs in runs:
+                runs[jobs].append(grade_all_rate(subs, Path(tmp) / f"out{jobs}-{r}", jobs, args.copies))
+        rates = {jobs: statistics.median(values) for jobs, values in runs.items()}
     bare_rate = 60 / bare
     print(f"bare test compute (all tests, all problems, in-process reference): {bare:.2f} s per submission"
           f" = {bare_rate:.1f}/min{'' if not failures else f'  ({failures} tests FAILED in-process)'}")
     for jobs, rate in rates.items():
-        print(f"grade-all --jobs {jobs}: {rate:.1f} submissions/min over {args.copies} copies"
+        print(f"grade-all --jobs {jobs}: {rate:.1f} submissions/min over {args.copies} copies (median of {', '.join(f'{v:.1f}' for v in runs[jobs])})"
               f" = {rate / bare_rate:.2f} x the bare compute rate")
     print(f"--jobs 2 / --jobs 1 speed-up: {rates[2] / rates[1]:.2f} x  (cores: {os.cpu_count()})")
 
