@@ -46,8 +46,8 @@ def frequency_law_problems(W, D, n, budget):
     if ratio.min() < low or ratio.max() > high:
         worst = ratio[np.abs(ratio - 1).argmax()] * v
         # With the wrong spread the other statistics are off too; this one message says what is wrong.
-        shown = f"has variance {worst:.4g}" if REVEAL.get() else "does not have the right variance"
-        return [f"a coordinate of the frequencies {shown}, but w ~ N(0, I/sigma2) with sigma2 = sqrt(D) = {math.sqrt(D):.4g} "
+        shown = f"has variance {worst:.4g}" if REVEAL.get() else "has the wrong variance"
+        return [f"a coordinate of the frequencies {shown}; w ~ N(0, I/sigma2) with sigma2 = sqrt(D) = {math.sqrt(D):.4g} "
                 f"gives variance 1/sqrt(D) = {v:.4g}"]
     problems = []
     z = math.sqrt(2 * math.log(2 * D / (budget / 5)))
