@@ -21,7 +21,7 @@ from .manifest import Assignment
 from .problem_support import support_path
 
 TOP = "attention-handout"
-STAFF_ONLY = ("build.py", "otter_bridge.py", "validation.py", "validate_command.py", "batch.py", "handout.py",
+STAFF_ONLY = ("build.py", "otter_bridge.py", "validation.py", "validate.py", "grade_all.py", "batch.py", "handout.py",
               "csv_report.py", "summary.py", "tools", "__pycache__", "*.pyc")
 IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?:png|jpg|jpeg|svg|gif))\"")
 

@@ -8,6 +8,7 @@ Optionally (``--with-zip``) the Gradescope zip is built and run with ``otter run
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -17,8 +18,14 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import grading, paths, solutions, templating, validation
-from .manifest import Assignment, Problem
+from .. import grading, manifest, paths, solutions, templating, validation
+from ..manifest import Assignment, Problem
+from .common import known_problems
+
+NAME = "validate"
+HELP = "staff: check every problem's tests grade reference, stubs, mistakes and fair variants right"
+DESCRIPTION = ("Reference full marks, stub zero, every mistake loses points (on its own problem only), every fair "
+               "alternative full marks, templates in sync. One table per problem; exit 1 on any MISS.")
 
 
 @dataclass(frozen=True)
@@ -67,7 +74,7 @@ def template_row(problem: Problem) -> Row:
 
 def zip_rows(assignment: Assignment, workdir: Path) -> list[Row]:
     """Build the Gradescope zip, check it holds every test file, and grade the reference with ``otter run``."""
-    from . import build
+    from .. import build
 
     zip_path = build.build_autograder_zip(workdir / "autograder.zip")
     with zipfile.ZipFile(zip_path) as zf:
@@ -100,7 +107,20 @@ def render(title: str, rows: list[Row]) -> str:
     return "\n".join([title, *body])
 
 
-def run(assignment: Assignment, modules: list[str] | None = None, with_zip: bool = False) -> int:
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-p", "--problem", action="append", metavar="MODULE", help="validate only this problem (repeatable)")
+    parser.add_argument("--with-zip", action="store_true", help="also build the Gradescope zip in a temp folder and `otter run` the reference (slow)")
+
+
+def run(args: argparse.Namespace) -> int:
+    assignment = manifest.load()
+    modules = known_problems(assignment, args.problem)
+    if modules is None:
+        return 2
+    return validate(assignment, modules or None, with_zip=args.with_zip)
+
+
+def validate(assignment: Assignment, modules: list[str] | None = None, with_zip: bool = False) -> int:
     """Validate, print one table per problem; return 0 when nothing is missed, else 1."""
     problems = [p for p in assignment.problems if modules is None or p.module in modules]
     misses = 0

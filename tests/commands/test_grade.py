@@ -7,7 +7,7 @@ import pytest
 
 from autograder import manifest, paths
 
-from .helpers import problem_totals, reference_submission, run_grade, zip_folder
+from ..helpers import problem_totals, reference_submission, run_grade, zip_folder
 
 TEST_KEYS = {"name", "score", "max_score", "status", "output", "visibility"}
 

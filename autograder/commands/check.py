@@ -1,0 +1,35 @@
+"""``check``: the public tests on a student's six modules, a table per problem."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import grading, manifest, paths
+from ..reports import terminal
+from .common import known_problems
+
+NAME = "check"
+HELP = "run the public tests on your six modules"
+DESCRIPTION = "Run the public tests on the modules in DIR and print a table per problem. Exit 0 only if all pass."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", nargs="?", metavar="DIR", help="folder with your .py files (default: student_template/)")
+    parser.add_argument("-p", "--problem", action="append", metavar="MODULE", help="check only this problem (repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    folder = Path(args.dir) if args.dir else paths.TEMPLATES
+    if not folder.exists():
+        print(f"error: {folder} does not exist; pass the folder holding your six .py files, e.g. python -m autograder check my_solutions/", file=sys.stderr)
+        return 2
+    assignment = manifest.load()
+    modules = known_problems(assignment, args.problem)
+    if modules is None:
+        return 2
+    report = grading.grade(folder, assignment, include_hidden=False, modules=modules or None)
+    print(terminal.render(report, title=f"Public tests on {folder}"))
+    return 0 if report.all_passed else 1
+

@@ -1,0 +1,16 @@
+"""What several commands share: checking the problems asked for on the command line."""
+
+from __future__ import annotations
+
+import sys
+
+from .. import manifest
+
+
+def known_problems(assignment: manifest.Assignment, asked: list[str] | None) -> list[str] | None:
+    """The ``-p`` modules if all exist (``[]`` when none was asked); None after explaining an unknown one."""
+    unknown = [m for m in asked or [] if m not in assignment.modules]
+    if unknown:
+        print(f"error: unknown problem {unknown[0]!r}; choose from {', '.join(assignment.modules)}", file=sys.stderr)
+        return None
+    return list(asked or [])

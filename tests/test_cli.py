@@ -1,0 +1,29 @@
+"""The command line is assembled from ``autograder/commands``: every command listed there is reachable."""
+
+import pytest
+
+from autograder import cli
+from autograder.commands import COMMANDS
+
+
+@pytest.mark.parametrize("module_name", COMMANDS)
+def test_every_command_module_is_a_subcommand(module_name, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.build_parser().parse_args([module_name.replace("_", "-"), "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: python -m autograder " + module_name.replace("_", "-") in capsys.readouterr().out
+
+
+def test_a_missing_staff_command_explains_itself(monkeypatch, capsys):
+    import importlib
+
+    real = importlib.import_module
+
+    def without_validate(name, *args):
+        if name.endswith(".commands.validate"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_validate)
+    assert cli.main(["validate", "-p", "x"]) == 2
+    assert "staff command" in capsys.readouterr().err
