@@ -5,7 +5,8 @@ harness, the reference and the manifests, a driver notebook that otter executes 
 the student's scripts, and an empty ``.OTTER_LOG`` that replaces any submitted one, so otter
 never unpickles a student's log. On Gradescope, ``run_otter.py`` first moves every file that
 is not one of the six modules out of the submission folder, so nothing else the student
-uploaded can shadow a module that otter's kernel imports.
+uploaded can shadow a module that otter's kernel imports. The image's files (setup.sh,
+run_autograder, the environment and the pins) are ours: see ``gradescope.image``.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ import zipfile
 from pathlib import Path
 
 from . import manifest, paths
+from .gradescope import image
 from .otter_bridge import DRIVER_NOTEBOOK, DRIVER_SOURCE, HARNESS_FOLDER
 
 SUPPORT = ("autograder", "reference", "assignments")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
-SETUP_EXTRA = "\n# Sandbox for student code (used when the container allows namespaces).\napt-get install -y bubblewrap || true\n"
+EXECUTABLE = ("setup.sh", "run_autograder")
 RUN_OTTER_PREFIX = f'''\
 import sys as _sys
 _sys.path.insert(0, "/autograder/source/files/{HARNESS_FOLDER}")
@@ -34,7 +36,7 @@ del _sys.path[0]
 
 
 class BuildError(Exception):
-    """``otter generate`` failed or is not installed."""
+    """``otter generate`` failed or is not installed, or the image's pins cannot be read here."""
 
 
 def driver_notebook() -> dict:
@@ -61,24 +63,42 @@ def stage_build(stage: Path, assignment: manifest.Assignment) -> list[str]:
         shutil.copytree(paths.ROOT / name, harness / name, ignore=IGNORE)
     (stage / DRIVER_NOTEBOOK).write_text(json.dumps(driver_notebook(), indent=1), encoding="utf-8")
     (stage / ".OTTER_LOG").write_bytes(b"")
-    requirements = [line for line in (paths.ROOT / "requirements.txt").read_text().splitlines() if line.strip() and not line.startswith("#")]
-    (stage / "requirements.txt").write_text("\n".join(requirements) + "\n")
     config = {"points_possible": assignment.total_points, "show_hidden": True, "show_stdout": False, "print_summary": True}
     (stage / "otter_config.json").write_text(json.dumps(config, indent=2))
     return [HARNESS_FOLDER, DRIVER_NOTEBOOK, ".OTTER_LOG"]
 
 
-def _patch(zip_path: Path) -> None:
-    """Add the bubblewrap install to setup.sh and the quarantine step to run_otter.py."""
+def image_files(assignment: manifest.Assignment) -> dict[str, str]:
+    """The zip's top-level files that build the image and start each run, in place of otter's."""
+    requirements = image.grading_requirements()
+    try:
+        pins = image.constraints(requirements)
+    except image.ImageError as exc:
+        raise BuildError(str(exc)) from None
+    return {
+        "setup.sh": image.setup_sh(requirements),
+        "run_autograder": image.run_autograder(),
+        "environment.yml": image.environment_yml(assignment.python),
+        "requirements.txt": "\n".join(requirements) + "\n",
+        "constraints.txt": "\n".join(pins) + "\n",
+    }
+
+
+def _patch(zip_path: Path, replacements: dict[str, str]) -> None:
+    """Put our image files in place of otter's and add the quarantine step to run_otter.py."""
     patched = zip_path.with_suffix(".tmp")
     with zipfile.ZipFile(zip_path) as src, zipfile.ZipFile(patched, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
+            if info.filename in replacements:
+                continue
             data = src.read(info)
-            if info.filename == "setup.sh":
-                data += SETUP_EXTRA.encode()
-            elif info.filename == "run_otter.py":
+            if info.filename == "run_otter.py":
                 data = data.replace(b'if __name__ == "__main__":', RUN_OTTER_PREFIX.replace("\n", "\n    ").encode().join([b'if __name__ == "__main__":\n    ', b""]), 1)
             dst.writestr(info, data)
+        for name, text in replacements.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = (0o100755 if name in EXECUTABLE else 0o100644) << 16
+            dst.writestr(info, text, zipfile.ZIP_DEFLATED)
     patched.replace(zip_path)
 
 
@@ -90,13 +110,14 @@ def build_autograder_zip(out: Path) -> Path:
     with tempfile.TemporaryDirectory(prefix="autograder-build-") as tmp:
         stage = Path(tmp)
         support = stage_build(stage, assignment)
+        replacements = image_files(assignment)
         cmd = [sys.executable, "-m", "otter", "generate", "-t", "tests", "-o", str(out), "-c", "otter_config.json",
-               "-r", "requirements.txt", "--python-version", assignment.python, *support]
+               "--no-requirements", "--no-environment", "--python-version", assignment.python, *support]
         try:
             proc = subprocess.run(cmd, cwd=stage, capture_output=True, text=True, timeout=300)
         except FileNotFoundError:
             raise BuildError("otter-grader is not installed; run `make autograder` (it installs requirements-dev.txt)") from None
         if proc.returncode != 0:
             raise BuildError(f"otter generate failed:\n{proc.stdout}\n{proc.stderr}")
-    _patch(out)
+    _patch(out, replacements)
     return out

@@ -24,6 +24,20 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class GradescopeSettings:
+    """The autograder settings the zip needs on Gradescope, and the memory the grader keeps for itself."""
+
+    timeout_minutes: float
+    cpus: float
+    memory_mb: int  # the container's memory: assumed when the container's own limit cannot be read
+    grader_memory_mb: int  # otter, its kernel and the grader at their peak: not given to the worker
+
+    def describe(self) -> str:
+        """One line for staff: what to set under the assignment's autograder settings."""
+        return f"Gradescope autograder settings: timeout {self.timeout_minutes:g} min, memory {self.memory_mb} MB, CPU {self.cpus:g}"
+
+
+@dataclass(frozen=True)
 class Problem:
     """One problem folder: ``assignments/<module>/problem.yaml``."""
 
@@ -50,6 +64,7 @@ class Assignment:
     python: str
     total_points: float
     problems: tuple[Problem, ...]
+    gradescope: GradescopeSettings
 
     def problem(self, module: str) -> Problem:
         """The problem whose module is ``module``."""
@@ -134,6 +149,22 @@ def load_problem(folder: Path) -> Problem:
     )
 
 
+def _gradescope(data: dict, path: Path) -> GradescopeSettings:
+    def number(key: str, what: str) -> float:
+        return _positive(float(_get(data, path, f"gradescope.{key}", (int, float), what)), path, f"gradescope.{key}")
+
+    settings = GradescopeSettings(
+        timeout_minutes=number("timeout_minutes", "the overall timeout in minutes"),
+        cpus=number("cpus", "the CPU allocation, e.g. 0.5"),
+        memory_mb=int(number("memory_mb", "the container's memory in MB")),
+        grader_memory_mb=int(number("grader_memory_mb", "the memory otter and the grader need, in MB")),
+    )
+    if settings.grader_memory_mb >= settings.memory_mb:
+        raise ManifestError(f"{path}: key 'gradescope.grader_memory_mb' ({settings.grader_memory_mb}) leaves nothing of "
+                            f"'gradescope.memory_mb' ({settings.memory_mb}) for the student's code")
+    return settings
+
+
 def load(path: Path | None = None) -> Assignment:
     """Read the assignment manifest and every problem manifest it lists."""
     path = Path(path or paths.ASSIGNMENT_MANIFEST)
@@ -144,14 +175,15 @@ def load(path: Path | None = None) -> Assignment:
         if not isinstance(module, str) or not (path.parent / module).is_dir():
             raise ManifestError(f"{path}: key 'problems' lists {module!r}, but there is no folder {path.parent / str(module)}")
         problems.append(load_problem(path.parent / module))
-    assignment = Assignment(
+    total_points = float(_get(data, path, "total_points", (int, float), "the total number of points"))
+    total = sum(p.points for p in problems)
+    if abs(total - total_points) > 1e-9:
+        raise ManifestError(f"{path}: key 'total_points' is {total_points:g} but the problems add up to {total:g}")
+    return Assignment(
         name=_get(data, path, "name", str, "a short assignment name"),
         title=_get(data, path, "title", str, "a title string"),
         python=str(_get(data, path, "python", (str, float), "a Python version such as '3.11'")),
-        total_points=float(_get(data, path, "total_points", (int, float), "the total number of points")),
+        total_points=total_points,
         problems=tuple(problems),
+        gradescope=_gradescope(data, path),
     )
-    total = sum(p.points for p in problems)
-    if abs(total - assignment.total_points) > 1e-9:
-        raise ManifestError(f"{path}: key 'total_points' is {assignment.total_points:g} but the problems add up to {total:g}")
-    return assignment

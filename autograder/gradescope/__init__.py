@@ -1,0 +1,1 @@
+"""Gradescope's container, emulated on this machine: the /autograder layout, a capped cgroup, the zip's entry point."""

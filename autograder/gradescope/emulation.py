@@ -1,0 +1,137 @@
+"""Run the zip's entry point as Gradescope would: /autograder laid out, as root, in a capped cgroup, then everything killed.
+
+``emulate`` is the one entry: the ``gradescope`` command, the tests and the benchmarks call it.
+The project's Python environment stands in for the image's (setup.sh is not run here: nothing
+can reach the package indexes), and what could not be emulated is listed in the result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import manifest
+from . import cgroups, image, layout
+
+NO_NAMESPACES = "AUTOGRADER_NO_BWRAP"  # the sandbox's switch that refuses bubblewrap (as many containers do)
+
+
+@dataclass
+class Run:
+    """What one emulated submission gave: Gradescope's results (None if it would show nothing) and what it cost."""
+
+    results: dict | None
+    wall_seconds: float
+    peak_memory_mb: float | None
+    cpu_seconds: float | None
+    oom_kills: int | None
+    leftovers_killed: int
+    timed_out: bool
+    exit_status: int | None
+    stdout: str
+    caps: cgroups.Caps | None
+    namespaces: bool
+    not_emulated: list[str] = field(default_factory=list)
+
+
+def emulate(
+    autograder_zip: Path,
+    submission: Path,
+    *,
+    namespaces: bool = True,
+    limits: bool = True,
+    caps: cgroups.Caps | None = None,
+    timeout_seconds: float | None = None,
+    environment: Path | None = None,
+) -> Run:
+    """Grade ``submission`` with ``autograder_zip`` in an emulated Gradescope container.
+
+    ``namespaces=False`` refuses bubblewrap to the sandbox; ``limits=False`` skips the cgroup. Caps and
+    the overall timeout default to the manifest's Gradescope settings; ``environment`` (default: this
+    Python's) stands in for the image's.
+    """
+    settings = manifest.load().gradescope
+    caps = caps or cgroups.Caps(cpus=settings.cpus, memory_mb=settings.memory_mb)
+    timeout_seconds = timeout_seconds or settings.timeout_minutes * 60
+    environment = Path(environment or sys.prefix)
+    not_emulated = [f"the image: setup.sh is not run; {environment} stands in for {image.ENV_DIR}",
+                    "Docker's own confinement (seccomp profile, dropped capabilities, network): only the cgroup is emulated"]
+    with layout.exclusive_root() as root:
+        layout.lay_out(root, Path(autograder_zip), Path(submission))
+        group = None
+        if limits:
+            try:
+                group = cgroups.create(caps)
+            except cgroups.CgroupUnavailable as exc:
+                not_emulated.append(f"CPU and memory caps, peak memory and killing what is left: {exc}")
+        else:
+            not_emulated.append("CPU and memory caps, peak memory and killing what is left: turned off (limits=False)")
+        try:
+            run = _execute(root, group, environment, namespaces, timeout_seconds)
+        finally:
+            leftovers = group.close() if group is not None else 0
+        if group is not None and run.peak_memory_mb is None:
+            not_emulated.append("peak memory: this kernel's cgroup has no peak counter (memory.peak needs Linux 5.19)")
+        run.leftovers_killed += leftovers
+        run.caps = caps if group is not None else None
+        run.not_emulated = not_emulated
+        return run
+
+
+def _execute(root: Path, group: cgroups.Cgroup | None, environment: Path, namespaces: bool, timeout_seconds: float) -> Run:
+    env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
+           image.ENV_OVERRIDE: str(environment)}
+    if not namespaces:
+        env[NO_NAMESPACES] = "1"
+    argv = [str(root / "run_autograder")]
+    with tempfile.TemporaryFile() as out:
+        start = time.monotonic()
+        proc = subprocess.Popen(group.entry_command(argv) if group else argv, cwd=root, env=env, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            status, timed_out = proc.wait(timeout=timeout_seconds), False
+        except subprocess.TimeoutExpired:
+            status, timed_out = None, True
+        wall = time.monotonic() - start
+        leftovers = group.kill_all() if group is not None else _kill_session(proc.pid)
+        proc.wait()
+        out.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+    return Run(
+        results=None if timed_out else _read_results(root / "results" / "results.json"),
+        wall_seconds=wall,
+        peak_memory_mb=group.peak_mb() if group else None,
+        cpu_seconds=group.cpu_seconds() if group else None,
+        oom_kills=group.oom_kills() if group else None,
+        leftovers_killed=leftovers,
+        timed_out=timed_out,
+        exit_status=status,
+        stdout=stdout,
+        caps=None,
+        namespaces=namespaces,
+    )
+
+
+def _kill_session(sid: int) -> int:
+    """Without a cgroup: kill what is left in the entry point's session (processes that left it survive)."""
+    try:
+        os.killpg(sid, signal.SIGKILL)
+        return 1
+    except ProcessLookupError:
+        return 0
+
+
+def _read_results(path: Path) -> dict | None:
+    """results.json as Gradescope reads it: None when missing or not a JSON object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
