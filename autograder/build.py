@@ -29,8 +29,8 @@ EXECUTABLE = ("setup.sh", "run_autograder")
 RUN_OTTER_PREFIX = f'''\
 import sys as _sys
 _sys.path.insert(0, "/autograder/source/files/{HARNESS_FOLDER}")
-from autograder.otter_bridge import quarantine_extras as _quarantine
-_quarantine("/autograder/submission", "/autograder/quarantine")
+from autograder.otter_bridge import prepare_run as _prepare_run
+_prepare_run("/autograder/submission", "/autograder/quarantine")
 del _sys.path[0]
 '''
 
@@ -85,7 +85,7 @@ def image_files(assignment: manifest.Assignment) -> dict[str, str]:
 
 
 def _patch(zip_path: Path, replacements: dict[str, str]) -> None:
-    """Put our image files in place of otter's and add the quarantine step to run_otter.py."""
+    """Put our image files in place of otter's and add our preparation step (deadline, quarantine) to run_otter.py."""
     patched = zip_path.with_suffix(".tmp")
     with zipfile.ZipFile(zip_path) as src, zipfile.ZipFile(patched, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():

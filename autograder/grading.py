@@ -5,17 +5,16 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from . import manifest, submission
+from . import manifest, submission, worker_memory
 from .manifest import Assignment, Problem
 from .proxy import StudentModule
 from .runner import TestSpec, load_tests, run_test
 from .sandbox import policy
 from .sandbox.client import WorkerSession
 from .scores import GradeReport, ProblemResult, TestResult
-
-# All calls into one problem's module together may take this many times its per-call limit
-# (a call that is stopped counts as the full limit). This bounds grading time: see time_bound.
-BUDGET_FACTOR = 10
+from .time_rules import BUDGET_FACTOR as BUDGET_FACTOR  # the time rules live in time_rules; these names stay here too
+from .time_rules import CallGuard, problem_budget
+from .time_rules import time_bound as time_bound
 
 
 def grade(
@@ -38,7 +37,9 @@ def grade(
     def tests_of(problem: Problem) -> list[TestSpec]:
         return tests[problem.module] if tests is not None else load_tests(problem, include_hidden)
 
-    notes = [policy.detect().describe()]
+    memory = worker_memory.choose(assignment)
+    notes = [policy.detect().describe(), f"sandbox: worker memory limit {memory.mb} MB ({memory.reason})"]
+    notes += [f"sandbox: warning: {memory.warning}"] if memory.warning else []
     try:
         located = submission.locate(Path(path), assignment.modules)
     except submission.SubmissionError as exc:
@@ -50,7 +51,7 @@ def grade(
     owned = session is None
     if owned:
         staged = submission.stage(located)
-        session = WorkerSession(staged, memory_mb=assignment.max_memory_mb)
+        session = WorkerSession(staged, memory_mb=memory.mb)
     else:
         staged = submission.stage(located, parent=session.submission)
         session.switch(staged.name)
@@ -59,11 +60,12 @@ def grade(
             session.start()  # the worker imports torch while the grader loads the tests (which import it too)
         loaded = {p.module: tests_of(p) for p in problems}
         results = []
+        guard = CallGuard()
         for problem in problems:
             if problem.module not in located.sources:
                 results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module]))
                 continue
-            results.append(grade_problem(problem, loaded[problem.module], session))
+            results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
     finally:
         if owned:
             session.close()
@@ -88,7 +90,7 @@ def reusable_session(assignment: Assignment) -> WorkerSession:
     submissions. Close it with ``close_reusable``.
     """
     root = submission.stage(submission.Located())
-    return WorkerSession(root, memory_mb=assignment.max_memory_mb, start_now=True)
+    return WorkerSession(root, memory_mb=worker_memory.choose(assignment).mb, start_now=True)
 
 
 def close_reusable(session: WorkerSession) -> None:
@@ -97,12 +99,13 @@ def close_reusable(session: WorkerSession) -> None:
     submission.discard(session.submission)
 
 
-def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession, worker_name: str | None = None) -> ProblemResult:
-    """Run one problem's tests against its module (staged as ``worker_name``) in ``session``."""
+def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession, worker_name: str | None = None,
+                  guard: CallGuard | None = None) -> ProblemResult:
+    """Run one problem's tests against its module (staged as ``worker_name``) in ``session``, under the time rules."""
     mark = session.output.mark()
     worker_name = worker_name or problem.module
-    session.set_budget(worker_name, BUDGET_FACTOR * problem.limits.call_seconds)
-    env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name)}
+    session.set_budget(worker_name, problem_budget(problem))
+    env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
     result = ProblemResult(problem.module, problem.title)
     for spec in tests:
         result.tests.append(run_test(spec, env, problem.module))
@@ -112,16 +115,6 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     session.settle_output()
     result.output = session.output.since(mark)
     return result
-
-
-def time_bound(assignment: Assignment, restart_seconds: float) -> float:
-    """Worst-case seconds spent in student code and worker restarts for one submission.
-
-    Per problem: its budget plus one last call that may overrun it, and one worker restart per
-    stopped call (each counts as a full limit, so at most BUDGET_FACTOR + 1 of them) plus one
-    when switching modules. The grader's own work (reference values, profiling) comes on top.
-    """
-    return restart_seconds + sum((BUDGET_FACTOR + 1) * (p.limits.call_seconds + restart_seconds) + restart_seconds for p in assignment.problems)
 
 
 def _unavailable(problem: Problem, tests: list[TestSpec], reason: str) -> ProblemResult:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import atexit
 from pathlib import Path
 
-from . import manifest, submission
+from . import manifest, submission, time_rules, worker_memory
 from .proxy import StudentModule
 from .sandbox.client import WorkerSession
 
@@ -25,7 +25,7 @@ def expose(submission_dir: str) -> dict[str, StudentModule]:
     assignment = manifest.load()
     located = submission.locate(Path(submission_dir), assignment.modules, exclude=SHIPPED)
     staged = submission.stage(located)
-    session = WorkerSession(staged, memory_mb=assignment.max_memory_mb)
+    session = WorkerSession(staged, memory_mb=worker_memory.choose(assignment).mb)
     session.start()
 
     def cleanup() -> None:
@@ -33,11 +33,10 @@ def expose(submission_dir: str) -> dict[str, StudentModule]:
         submission.discard(staged)
 
     atexit.register(cleanup)
-    from .grading import BUDGET_FACTOR
-
+    guard = time_rules.CallGuard(deadline=time_rules.inherited_deadline())
     for p in assignment.problems:
-        session.set_budget(p.module, BUDGET_FACTOR * p.limits.call_seconds)
-    return {p.module: StudentModule(session, p.module, p.limits.call_seconds) for p in assignment.problems}
+        session.set_budget(p.module, time_rules.problem_budget(p))
+    return {p.module: StudentModule(session, p.module, p.limits.call_seconds, guard=guard) for p in assignment.problems}
 
 
 DRIVER_SOURCE = f'''\
@@ -53,6 +52,21 @@ from autograder.otter_bridge import expose as _expose
 
 globals().update(_expose(_os.getcwd()))
 '''
+
+
+def prepare_run(submission_dir: str, quarantine_dir: str) -> None:
+    """Before otter starts on Gradescope: fix the deadline, quarantine extras, tell staff the limits in force (the stdout log)."""
+    from .sandbox import policy
+
+    assignment = manifest.load()
+    time_rules.start_clock(assignment.gradescope)
+    quarantine_extras(submission_dir, quarantine_dir)
+    memory = worker_memory.choose(assignment)
+    print(policy.detect().describe())
+    print(f"worker memory limit {memory.mb} MB ({memory.reason})")
+    if memory.warning:
+        print(f"warning: {memory.warning}")
+    print(f"time rules: {time_rules.describe(assignment)}", flush=True)
 
 
 def quarantine_extras(submission_dir: str, quarantine_dir: str) -> list[str]:

@@ -39,7 +39,7 @@ def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
     assert "files/grade_submission.ipynb" in names and "files/.OTTER_LOG" in names
     assert "files/_autograder_harness/autograder/otter_bridge.py" in names
     assert "bubblewrap" in zipfile.ZipFile(autograder_zip).read("setup.sh").decode()
-    assert "quarantine_extras" in zipfile.ZipFile(autograder_zip).read("run_otter.py").decode()
+    assert "prepare_run" in zipfile.ZipFile(autograder_zip).read("run_otter.py").decode()
 
 
 def _one_wrong_function(tmp_path):

@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..cgroupfs import Mount, cgroup_dir, parse_membership, parse_mounts, read_keyed, read_number
+
 CPU_PERIOD_US = 100_000
 KILL_SECONDS = 10.0
 
@@ -33,57 +35,6 @@ class Caps:
     memory_mb: int
 
 
-@dataclass(frozen=True)
-class Mount:
-    """One mounted cgroup hierarchy."""
-
-    version: int
-    controllers: frozenset[str]  # v1: from the mount options; v2: empty (read cgroup.controllers)
-    mountpoint: Path
-    root: str  # the hierarchy's path that is mounted at ``mountpoint``
-
-
-def parse_mounts(mountinfo: str) -> list[Mount]:
-    """The cgroup mounts listed in a /proc/<pid>/mountinfo text."""
-    found = []
-    for line in mountinfo.splitlines():
-        fields = line.split()
-        if " - " not in line or len(fields) < 5:
-            continue
-        before, after = line.split(" - ", 1)
-        fstype, _source, *options = after.split()
-        options = options[0].split(",") if options else []
-        root, mountpoint = before.split()[3], Path(_unescape(before.split()[4]))
-        if fstype == "cgroup2":
-            found.append(Mount(2, frozenset(), mountpoint, root))
-        elif fstype == "cgroup":
-            found.append(Mount(1, frozenset(o.removeprefix("name=") for o in options if o not in ("rw", "ro")), mountpoint, root))
-    return found
-
-
-def parse_membership(proc_cgroup: str) -> dict[str, str]:
-    """Controller (or "" for v2) -> this process's cgroup path, from a /proc/<pid>/cgroup text."""
-    paths: dict[str, str] = {}
-    for line in proc_cgroup.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        _, controllers, path = parts
-        for name in controllers.split(",") if controllers else [""]:
-            paths[name.removeprefix("name=")] = path
-    return paths
-
-
-def cgroup_dir(mount: Mount, path: str) -> Path:
-    """Where the cgroup ``path`` of ``mount``'s hierarchy appears in the filesystem."""
-    rel = path if mount.root == "/" else path.removeprefix(mount.root) if path.startswith(mount.root) else "/"
-    return mount.mountpoint / rel.lstrip("/")
-
-
-def _unescape(text: str) -> str:
-    return text.replace("\\040", " ").replace("\\011", "\t").replace("\\012", "\n").replace("\\134", "\\")
-
-
 def _write(path: Path, value: str) -> None:
     with open(path, "w") as f:
         f.write(value)
@@ -94,15 +45,6 @@ def _read(path: Path) -> str | None:
         return path.read_text()
     except OSError:
         return None
-
-
-def _keyed(path: Path, key: str) -> int | None:
-    """The value of ``key`` in a flat-keyed cgroup file (memory.events, cpu.stat, memory.oom_control)."""
-    for line in (_read(path) or "").splitlines():
-        name, _, value = line.partition(" ")
-        if name == key and value.strip().isdigit():
-            return int(value)
-    return None
 
 
 def _pids(files: Iterable[Path]) -> set[int]:
@@ -188,14 +130,14 @@ class CgroupV2(Cgroup):
             _write(self.path / "memory.swap.max", "0")  # Gradescope's containers do not swap
 
     def peak_mb(self) -> float | None:
-        text = _read(self.path / "memory.peak")  # kernels 5.19 and later
-        return int(text) / (1 << 20) if text and text.strip().isdigit() else None
+        peak = read_number(self.path / "memory.peak")  # kernels 5.19 and later
+        return peak / (1 << 20) if peak is not None else None
 
     def oom_kills(self) -> int | None:
-        return _keyed(self.path / "memory.events", "oom_kill")
+        return read_keyed(self.path / "memory.events", "oom_kill")
 
     def cpu_seconds(self) -> float | None:
-        usec = _keyed(self.path / "cpu.stat", "usage_usec")
+        usec = read_keyed(self.path / "cpu.stat", "usage_usec")
         return usec / 1e6 if usec is not None else None
 
     def kill_all(self) -> int:
@@ -227,16 +169,16 @@ class CgroupV1(Cgroup):
         _write(cpu / "cpu.cfs_quota_us", str(round(caps.cpus * CPU_PERIOD_US)))
 
     def peak_mb(self) -> float | None:
-        text = _read(self.by_controller["memory"] / "memory.max_usage_in_bytes")
-        return int(text) / (1 << 20) if text and text.strip().isdigit() else None
+        peak = read_number(self.by_controller["memory"] / "memory.max_usage_in_bytes")
+        return peak / (1 << 20) if peak is not None else None
 
     def oom_kills(self) -> int | None:
-        return _keyed(self.by_controller["memory"] / "memory.oom_control", "oom_kill")
+        return read_keyed(self.by_controller["memory"] / "memory.oom_control", "oom_kill")
 
     def cpu_seconds(self) -> float | None:
         acct = self.by_controller.get("cpuacct")
-        text = _read(acct / "cpuacct.usage") if acct else None
-        return int(text) / 1e9 if text and text.strip().isdigit() else None
+        nanoseconds = read_number(acct / "cpuacct.usage") if acct else None
+        return nanoseconds / 1e9 if nanoseconds is not None else None
 
     def pids(self) -> set[int]:
         return _pids(self.by_controller["memory"].rglob("cgroup.procs"))
