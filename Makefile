@@ -3,7 +3,7 @@ PY      := .venv/bin/python
 STAMP   := .venv/.installed
 REF_ZIP := dist/reference-submission.zip
 
-.PHONY: autograder test check templates handout plots bench lint clean
+.PHONY: autograder gradescope test check templates handout plots bench lint clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	python3 -m venv .venv
@@ -17,6 +17,11 @@ autograder: $(STAMP)
 	rm -rf dist/otter-run && mkdir -p dist/otter-run
 	$(PY) -m otter run -a dist/autograder.zip -o dist/otter-run $(REF_ZIP) > dist/otter-run/log.txt 2>&1 || (cat dist/otter-run/log.txt; exit 1)
 	$(PY) -m autograder.tools.score_table dist/otter-run/results.json
+
+## Grade the reference the way Gradescope runs the zip: /autograder, as root, 0.5 CPU and 768 MB (needs root and cgroups).
+gradescope: $(STAMP)
+	$(PY) -m autograder build --out dist/autograder.zip
+	$(PY) -m autograder gradescope --zip dist/autograder.zip
 
 ## The whole suite: lint, the harness's tests (incl. validation of every problem's tests).
 test: $(STAMP)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .sandbox.client import StudentCallError, WorkerSession
+from .sandbox.client import WorkerSession
 from .time_rules import CallGuard
 
 
@@ -19,12 +19,7 @@ class StudentFunction:
         from .calls import describe_call
 
         shown = describe_call(self.module, self.func, args, kwargs)
-        self.guard.admit(self.worker_name, self.func, shown, self.module)
-        try:
-            return self.session.call(self.worker_name, self.func, args, kwargs, self.seconds, shown)
-        except StudentCallError as exc:
-            self.guard.record(self.worker_name, self.func, exc, self.seconds)
-            raise
+        return self.guard.call(self.session, self.worker_name, self.module, self.func, args, kwargs, self.seconds, shown)
 
     def __repr__(self) -> str:
         return f"<student function {self.module}.{self.func}>"

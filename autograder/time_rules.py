@@ -3,7 +3,8 @@
 - Per call: its problem's ``limits.call_seconds`` of wall clock; then the call is stopped.
 - Per function: a function whose call was stopped is not called again (a hang costs one limit, not one per test).
 - Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit, a stopped
-  call counting as the full limit; then the module's remaining calls are not run.
+  call counting as the full limit and a worker restart its module caused counting too; then the
+  module's remaining calls are not run.
 - Per submission: a deadline well ahead of Gradescope's overall timeout (set when grading starts on
   Gradescope). The rules above keep every submission far below it, so reaching it means the machine is
   slow: the calls it refuses say so, and that it is not the student's fault.
@@ -15,11 +16,13 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 from .manifest import Assignment, GradescopeSettings, Problem
-from .sandbox.client import StudentCallError
+from .sandbox.client import StudentCallError, WorkerSession
 
-BUDGET_FACTOR = 3
+BUDGET_FACTOR = 2
+RESTART_SECONDS = 6.0  # a worker's start (its torch import) at 0.5 CPU: 3-5 s measured
 DEADLINE_FRACTION = 0.75  # of Gradescope's overall timeout: leaves otter time to write results.json
 DEADLINE_ENV = "AUTOGRADER_DEADLINE"  # epoch seconds; run_otter.py sets it, otter's kernel inherits it
 
@@ -29,14 +32,14 @@ def problem_budget(problem: Problem) -> float:
     return BUDGET_FACTOR * problem.limits.call_seconds
 
 
-def time_bound(assignment: Assignment, restart_seconds: float) -> float:
+def time_bound(assignment: Assignment, restart_seconds: float = RESTART_SECONDS) -> float:
     """Worst-case seconds spent in student code and worker restarts for one submission.
 
-    Per problem: its budget plus one last call that may overrun it, and one worker restart per
-    stopped call (at most BUDGET_FACTOR + 1) plus one when switching modules. The grader's own
-    work (reference values, hints) comes on top.
+    The first start, then per problem: its budget (restarts its module caused are charged to it),
+    one last call that may overrun it after a restart, and one restart when switching modules.
+    The grader's own work (reference values, hints) comes on top.
     """
-    return restart_seconds + sum((BUDGET_FACTOR + 1) * (p.limits.call_seconds + restart_seconds) + restart_seconds for p in assignment.problems)
+    return restart_seconds + sum(problem_budget(p) + p.limits.call_seconds + 2 * restart_seconds for p in assignment.problems)
 
 
 def describe(assignment: Assignment) -> str:
@@ -61,11 +64,29 @@ def inherited_deadline() -> float | None:
 
 
 class CallGuard:
-    """Refuses the calls the per-function and per-submission rules stop (the per-problem budget is the session's)."""
+    """Runs calls under the per-function and per-submission rules; the session enforces the per-problem budget."""
 
     def __init__(self, deadline: float | None = None) -> None:
         self.deadline = deadline
         self.stopped: dict[tuple[str, str], float] = {}
+        self.last_module: str | None = None
+
+    def call(self, session: WorkerSession, worker_name: str, module: str, func: str, args: tuple, kwargs: dict[str, Any],
+             seconds: float, shown: str) -> Any:
+        """``session.call`` if the rules allow it; a worker restart it needed is charged to the module's budget."""
+        self.admit(worker_name, func, shown, module)
+        restarts, spent, start = session.restarts, session.spent.get(worker_name, 0.0), time.monotonic()
+        caused_here, self.last_module = self.last_module == worker_name, worker_name
+        try:
+            return session.call(worker_name, func, args, kwargs, seconds, shown)
+        except StudentCallError as exc:
+            self.record(worker_name, func, exc, seconds)
+            raise
+        finally:
+            # The session counts only the exchange. A restart before it replaced a worker this module's
+            # previous call broke; after a switch of modules it was the previous module's doing.
+            if session.restarts != restarts and caused_here:
+                session.spent[worker_name] = max(session.spent.get(worker_name, 0.0), spent + time.monotonic() - start)
 
     def admit(self, worker_name: str, func: str, shown: str, module: str) -> None:
         """Raise ``StudentCallError`` if this call must not run."""

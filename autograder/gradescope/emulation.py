@@ -119,13 +119,25 @@ def _execute(root: Path, group: cgroups.Cgroup | None, environment: Path, namesp
     )
 
 
+def stopped_calls(results: dict) -> tuple[int, int]:
+    """How many tests report a call stopped at its time limit, and how many a call the time rules did not run."""
+    outputs = [str(t.get("output", "")) for t in results.get("tests", [])]
+    return sum("and was stopped" in o for o in outputs), sum("was not run:" in o for o in outputs)
+
+
 def _kill_session(sid: int) -> int:
     """Without a cgroup: kill what is left in the entry point's session (processes that left it survive)."""
-    try:
-        os.killpg(sid, signal.SIGKILL)
-        return 1
-    except ProcessLookupError:
-        return 0
+    killed = 0
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                session = int(f.read().rsplit(b")", 1)[1].split()[4])
+            if session == sid:
+                os.kill(int(entry), signal.SIGKILL)
+                killed += 1
+        except (OSError, ValueError, IndexError):
+            continue
+    return killed
 
 
 def _read_results(path: Path) -> dict | None:
