@@ -95,8 +95,8 @@ class CallGuard:
                                    "the grader, not of your code: ask the course staff to rerun the autograder.", "deadline")
         seconds = self.stopped.get((worker_name, func))
         if seconds is not None:
-            raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} did not finish within its limit of "
-                                   f"{seconds:g} s and was stopped, so {func} is not called again.", "skipped")
+            raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} ran past its limit of {seconds:g} s "
+                                   f"and was stopped, so {func} is not called again.", "skipped")
 
     def record(self, worker_name: str, func: str, error: StudentCallError, seconds: float) -> None:
         """Remember a function whose call was stopped."""

@@ -11,6 +11,7 @@ from .. import build, manifest, paths
 from ..gradescope import emulation, layout
 from ..tools.score_table import problem_totals
 
+STAFF_LOG = ("sandbox:", "worker memory limit", "warning:", "time rules:")  # what run_otter.py prints for staff
 NAME = "gradescope"
 HELP = "grade a submission the way Gradescope runs the zip (root, /autograder, 0.5 CPU, 768 MB)"
 DESCRIPTION = ("Lay out /autograder, run the zip's run_autograder as root in a cgroup capped like Gradescope's container "
@@ -43,6 +44,7 @@ def report(outcome: emulation.Run, modules: list[str]) -> str:
     lines = []
     caps = f"{outcome.caps.cpus:g} CPU, {outcome.caps.memory_mb} MB" if outcome.caps else "no caps"
     lines.append(f"emulated container: {caps}; namespaces {'allowed' if outcome.namespaces else 'refused'}")
+    lines += [f"  {line}" for line in outcome.stdout.splitlines() if line.startswith(STAFF_LOG)]
     if outcome.results is None:
         why = "the overall timeout was reached" if outcome.timed_out else "no valid results.json was written"
         lines.append(f"NO RESULTS: {why} (Gradescope would give 0 and show the student nothing)")
@@ -56,6 +58,8 @@ def report(outcome: emulation.Run, modules: list[str]) -> str:
         lines.append(f"calls stopped at their time limit: {stopped}; calls not run (time rules): {skipped}")
     peak = f"{outcome.peak_memory_mb:.0f} MB" if outcome.peak_memory_mb is not None else "unknown"
     cpu = f"{outcome.cpu_seconds:.1f} s" if outcome.cpu_seconds is not None else "unknown"
+    if outcome.throttled_periods is not None:
+        cpu += f" (the quota held it back in {outcome.throttled_periods} periods of 0.1 s)"
     lines.append(f"wall time {outcome.wall_seconds:.1f} s; peak memory {peak}; CPU time {cpu}; "
                  f"OOM kills {outcome.oom_kills if outcome.oom_kills is not None else 'unknown'}; "
                  f"processes left at the end and killed: {outcome.leftovers_killed}")

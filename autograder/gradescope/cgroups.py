@@ -78,6 +78,10 @@ class Cgroup:
     def cpu_seconds(self) -> float | None:
         raise NotImplementedError
 
+    def throttled_periods(self) -> int | None:
+        """How many CPU periods the quota cut short: the kernel's evidence that the cap bites."""
+        raise NotImplementedError
+
     def kill_all(self) -> int:
         """SIGKILL every process inside, as a container's end would; return how many there were."""
         killed: set[int] = set()
@@ -140,6 +144,9 @@ class CgroupV2(Cgroup):
         usec = read_keyed(self.path / "cpu.stat", "usage_usec")
         return usec / 1e6 if usec is not None else None
 
+    def throttled_periods(self) -> int | None:
+        return read_keyed(self.path / "cpu.stat", "nr_throttled")
+
     def kill_all(self) -> int:
         if (self.path / "cgroup.kill").exists():  # kernels 5.14 and later: atomic, even against forks
             count = len(self.pids())
@@ -179,6 +186,9 @@ class CgroupV1(Cgroup):
         acct = self.by_controller.get("cpuacct")
         nanoseconds = read_number(acct / "cpuacct.usage") if acct else None
         return nanoseconds / 1e9 if nanoseconds is not None else None
+
+    def throttled_periods(self) -> int | None:
+        return read_keyed(self.by_controller["cpu"] / "cpu.stat", "nr_throttled")
 
     def pids(self) -> set[int]:
         return _pids(self.by_controller["memory"].rglob("cgroup.procs"))

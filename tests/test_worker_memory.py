@@ -1,0 +1,33 @@
+"""The worker's memory limit: the container's memory minus the grader's share, plus what importing torch takes."""
+
+import dataclasses
+
+from autograder import worker_memory
+from autograder.cgroupfs import MemoryLimit
+
+START = worker_memory.WORKER_START_MB
+
+
+def test_gradescope_default_container_leaves_the_grader_its_share(assignment):
+    share = assignment.gradescope.grader_memory_mb
+    chosen = worker_memory.choose(assignment, MemoryLimit(768, "cgroup v2 /sys/fs/cgroup/memory.max"))
+    assert chosen.mb == START + 768 - share and not chosen.warning
+    assert "768 MB (cgroup v2 /sys/fs/cgroup/memory.max)" in chosen.reason
+
+
+def test_an_unreadable_limit_assumes_the_manifest(assignment):
+    settings = dataclasses.replace(assignment.gradescope, memory_mb=1024)
+    chosen = worker_memory.choose(dataclasses.replace(assignment, gradescope=settings), MemoryLimit(None, "no cgroup memory controller found", False))
+    assert chosen.mb == START + 1024 - settings.grader_memory_mb and "assumed from the manifest" in chosen.reason
+
+
+def test_no_container_limit_or_a_large_one_gives_the_problems_own_limit(assignment):
+    assert worker_memory.choose(assignment, MemoryLimit(None, "no memory limit")).mb == assignment.max_memory_mb
+    assert worker_memory.choose(assignment, MemoryLimit(64 << 10, "big")).mb == assignment.max_memory_mb
+
+
+def test_a_container_too_small_for_the_grader_and_the_reference_says_what_to_set(assignment):
+    share = assignment.gradescope.grader_memory_mb
+    chosen = worker_memory.choose(assignment, MemoryLimit(share + 10, "cgroup v1"))
+    assert chosen.mb == START + worker_memory.MIN_ROOM_MB
+    assert f"at least {share + worker_memory.MIN_ROOM_MB} MB" in chosen.warning
