@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,7 @@ class Run:
     stdout: str
     caps: cgroups.Caps | None
     namespaces: bool
+    source_mode: int | None = None  # /autograder/source's permissions when the run ended (0o700: root only)
     not_emulated: list[str] = field(default_factory=list)
 
 
@@ -78,6 +80,7 @@ def emulate(
             run = _execute(root, group, environment, namespaces, timeout_seconds)
         finally:
             leftovers = group.close() if group is not None else 0
+        run.source_mode = stat.S_IMODE((root / "source").stat().st_mode)
         if group is not None and run.peak_memory_mb is None:
             not_emulated.append("peak memory: this kernel's cgroup has no peak counter (memory.peak needs Linux 5.19)")
         if group is not None:

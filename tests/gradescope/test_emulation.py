@@ -1,0 +1,82 @@
+"""Submissions graded the way Gradescope runs the zip: as root in /autograder, in a cgroup with its default CPU and memory.
+
+Each run takes 15-60 s at half a CPU, so there are few: the reference on the real zip (namespaces
+allowed); every function of every module hanging, on a zip whose calls are limited to 1 s (the rules
+are the same, the scale smaller; bench/bench_gradescope.py runs it at the real limits); and on a
+zip of three problems, the stub, then one module that takes all the memory it may and one that
+leaves 200 processes behind before a witness problem, with namespaces allowed and refused.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder import manifest, paths, time_rules
+from autograder.gradescope import emulation, results_format
+from autograder.tools.score_table import problem_totals
+
+from . import projects
+from .machine import require_emulation
+
+HOG, SPAWN, WITNESS = "qkv_arithmetic", "receptive_field", "complexity"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def machine_allows():
+    require_emulation()
+
+
+@pytest.fixture(scope="module")
+def real_zip(tmp_path_factory):
+    return projects.build_zip(tmp_path_factory.mktemp("real"))
+
+
+@pytest.fixture(scope="module")
+def three_problem_zip(tmp_path_factory):
+    return projects.build_zip(tmp_path_factory.mktemp("three"), problems=[HOG, SPAWN, WITNESS])
+
+
+def valid(run: emulation.Run) -> dict:
+    """The run's results.json, after checking it is one Gradescope accepts and the run ended by itself."""
+    assert not run.timed_out and run.results is not None, run.stdout[-3000:]
+    assert results_format.problems(run.results) == []
+    assert run.source_mode == 0o700  # the harness, reference and tests were root-only while the submission ran
+    return run.results
+
+
+def totals(results: dict, modules: list[str]) -> dict[str, tuple[float, float]]:
+    return problem_totals(results, modules)
+
+
+def test_reference_gets_full_marks_with_namespaces(real_zip):
+    run = emulation.emulate(real_zip, paths.REFERENCE, namespaces=True)
+    results = valid(run)
+    assert results["score"] == manifest.load().total_points
+    assert run.caps is not None and run.peak_memory_mb is not None and run.oom_kills == 0
+
+
+def test_stub_gets_zero_without_namespaces(three_problem_zip):
+    results = valid(emulation.emulate(three_problem_zip, paths.TEMPLATES, namespaces=False))
+    assert results["score"] == 0 and all(top > 0 and score == 0 for score, top in totals(results, [HOG, SPAWN, WITNESS]).values())
+
+
+def test_every_module_hanging_ends_with_results_that_say_which_calls_were_stopped(tmp_path):
+    modules = manifest.load().modules
+    zip_path = projects.build_zip(tmp_path / "quick", call_seconds=1)
+    hanging = projects.submission(tmp_path / "sub", {m: projects.HANG if i % 2 else projects.SLEEP for i, m in enumerate(modules)})
+    results = valid(emulation.emulate(zip_path, hanging, namespaces=False))
+    assert results["score"] == 0
+    for module in modules:
+        outputs = [t.get("output", "") for t in results["tests"] if t["name"].startswith(module)]
+        stopped = sum("did not finish within the time limit of 1 s" in o for o in outputs)
+        assert 1 <= stopped <= time_rules.BUDGET_FACTOR, (module, outputs)
+        assert any("was not run:" in o for o in outputs), module
+
+
+@pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
+def test_memory_and_process_abuse_cost_only_their_own_problem(three_problem_zip, tmp_path, namespaces):
+    sub = projects.submission(tmp_path / "sub", {HOG: projects.HOG, SPAWN: projects.SPAWN})
+    run = emulation.emulate(three_problem_zip, sub, namespaces=namespaces)
+    scores = totals(valid(run), [HOG, SPAWN, WITNESS])
+    assert scores[HOG][0] == 0 and scores[SPAWN][0] == 0, scores
+    assert scores[WITNESS][0] == scores[WITNESS][1], (scores, run.oom_kills, run.stdout[-2000:])
