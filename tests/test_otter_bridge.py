@@ -2,8 +2,8 @@
 
 import os
 
-from autograder import manifest, solutions
-from autograder.otter_bridge import expose, quarantine_extras
+from autograder import manifest, solutions, time_rules
+from autograder.otter_bridge import expose, prepare_run, quarantine_extras
 
 from .helpers import reference_submission
 
@@ -30,6 +30,17 @@ def test_quarantine_inside_a_single_folder(tmp_path):
     assert sorted(p.name for p in inner.iterdir()) == sorted(f"{m}.py" for m in manifest.load().modules)
     assert not (tmp_path / "submission" / "json.py").exists()
     assert (tmp_path / "quarantine" / "hw" / "otter.py").exists()
+
+
+def test_prepare_run_quarantines_fixes_the_deadline_and_tells_staff_the_limits(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv(time_rules.DEADLINE_ENV, raising=False)
+    folder = reference_submission(tmp_path / "submission")
+    (folder / "otter.py").write_text("")
+    prepare_run(str(folder), str(tmp_path / "quarantine"))
+    assert (tmp_path / "quarantine" / "otter.py").exists()
+    assert time_rules.inherited_deadline() is not None
+    log = capsys.readouterr().out
+    assert "sandbox:" in log and "worker memory limit" in log and "time rules: per call: qkv_arithmetic" in log
 
 
 def test_exposed_proxies_run_the_student_in_the_sandbox(tmp_path):

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from autograder import manifest, paths
+from autograder import build, manifest, paths
 
 from .helpers import problem_totals, reference_submission, run_grade, zip_folder
 
@@ -20,6 +20,8 @@ def autograder_zip(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist") / "autograder.zip"
     proc = subprocess.run([sys.executable, "-m", "autograder", "build", "--out", str(out)], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
+    settings = manifest.load().gradescope
+    assert settings.describe() in proc.stdout and f"wrote {out}" in proc.stdout  # staff read the settings next to the path
     return out
 
 
@@ -39,6 +41,8 @@ def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
     assert "files/grade_submission.ipynb" in names and "files/.OTTER_LOG" in names
     assert "files/_autograder_harness/autograder/otter_bridge.py" in names
     assert "bubblewrap" in zipfile.ZipFile(autograder_zip).read("setup.sh").decode()
+    assert {"setup.sh", "run_autograder", "environment.yml", "requirements.txt", "constraints.txt"} <= set(names)
+    assert zipfile.ZipFile(autograder_zip).read("run_autograder").decode() == build.image_files(manifest.load())["run_autograder"]
     assert "prepare_run" in zipfile.ZipFile(autograder_zip).read("run_otter.py").decode()
 
 
