@@ -21,7 +21,7 @@ autograder: $(STAMP)
 ## Grade the reference the way Gradescope runs the zip: /autograder, as root, 0.5 CPU and 768 MB (needs root and cgroups).
 gradescope: $(STAMP)
 	$(PY) -m autograder build --out dist/autograder.zip
-	$(PY) -m autograder gradescope --zip dist/autograder.zip
+	$(PY) -m autograder emulate --zip dist/autograder.zip
 
 ## The whole suite: lint, the harness's tests (incl. validation of every problem's tests).
 test: $(STAMP)
@@ -42,9 +42,13 @@ handout: $(STAMP)
 plots: $(STAMP)
 	$(PY) docs/plot_rff_error.py
 
+## Speed ratios; then (as root) the Gradescope figures: call headroom, worker memory, emulated runs at 0.5 CPU / 768 MB.
 bench: $(STAMP)
 	$(PY) bench/bench_grade_vs_otter.py
 	$(PY) bench/bench_grade_all.py --copies 10
+	$(PY) bench/bench_call_headroom.py
+	$(PY) bench/bench_worker_memory.py
+	$(PY) bench/bench_gradescope.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

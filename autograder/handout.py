@@ -22,7 +22,7 @@ from .problem_support import support_path
 
 TOP = "attention-handout"
 STAFF_ONLY = ("build.py", "otter_bridge.py", "validation.py", "validate.py", "grade_all.py", "batch.py", "handout.py",
-              "gradescope", "gradescope_emulation.py", "csv_report.py", "summary.py", "tools", "__pycache__", "*.pyc")
+              "gradescope", "emulate.py", "csv_report.py", "summary.py", "tools", "__pycache__", "*.pyc")
 IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?:png|jpg|jpeg|svg|gif))\"")
 
 README = """\

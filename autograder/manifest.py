@@ -149,7 +149,13 @@ def load_problem(folder: Path) -> Problem:
     )
 
 
+# Gradescope's documented defaults, for a manifest without a ``gradescope:`` section; the grader's share is measured.
+GRADESCOPE_DEFAULTS = {"timeout_minutes": 10, "cpus": 0.5, "memory_mb": 768, "grader_memory_mb": 640}
+
+
 def _gradescope(data: dict, path: Path) -> GradescopeSettings:
+    data = {"gradescope": dict(GRADESCOPE_DEFAULTS, **(data.get("gradescope") or {}))}
+
     def number(key: str, what: str) -> float:
         return _positive(float(_get(data, path, f"gradescope.{key}", (int, float), what)), path, f"gradescope.{key}")
 

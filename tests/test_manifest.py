@@ -52,3 +52,21 @@ def test_assignment_total_must_match(tmp_path):
     (tmp_path / "assignment.yaml").write_text("name: a\ntitle: t\npython: '3.11'\ntotal_points: 99\nproblems: [qkv_arithmetic]\n")
     with pytest.raises(manifest.ManifestError, match="total_points"):
         manifest.load(tmp_path / "assignment.yaml")
+
+
+def test_gradescope_settings_default_to_gradescope_s_and_are_checked(tmp_path):
+    _problem_folder(tmp_path, GOOD)
+    base = "name: a\ntitle: t\npython: '3.11'\ntotal_points: 15\nproblems: [qkv_arithmetic]\n"
+    (tmp_path / "assignment.yaml").write_text(base)
+    settings = manifest.load(tmp_path / "assignment.yaml").gradescope
+    assert (settings.timeout_minutes, settings.cpus, settings.memory_mb) == (10, 0.5, 768)
+    (tmp_path / "assignment.yaml").write_text(base + "gradescope: {memory_mb: 2048, cpus: 1}\n")
+    settings = manifest.load(tmp_path / "assignment.yaml").gradescope
+    assert (settings.memory_mb, settings.cpus, settings.timeout_minutes) == (2048, 1, 10)
+    assert "memory 2048 MB, CPU 1" in settings.describe()
+    (tmp_path / "assignment.yaml").write_text(base + "gradescope: {memory_mb: 512}\n")
+    with pytest.raises(manifest.ManifestError, match="grader_memory_mb.*leaves nothing"):
+        manifest.load(tmp_path / "assignment.yaml")
+    (tmp_path / "assignment.yaml").write_text(base + "gradescope: {cpus: many}\n")
+    with pytest.raises(manifest.ManifestError, match="'gradescope.cpus' should be the CPU allocation"):
+        manifest.load(tmp_path / "assignment.yaml")

@@ -5,4 +5,4 @@ mechanisms they share (grading, batch, build, handout, validation) live beside t
 The students' handout leaves the staff commands out; ``cli`` then explains instead.
 """
 
-COMMANDS = ("check", "grade", "build", "templates", "validate", "grade_all", "handout", "gradescope_emulation")
+COMMANDS = ("check", "grade", "build", "templates", "validate", "grade_all", "handout", "emulate")

@@ -1,8 +1,7 @@
-"""Zips built from a private copy of the project (fewer problems, shorter limits) and the submissions the emulation tests grade."""
+"""Zips built from a private copy of the project: fewer problems, shorter limits."""
 
 from __future__ import annotations
 
-import ast
 import os
 import shutil
 import subprocess
@@ -42,31 +41,3 @@ def build_zip(dest: Path, problems: list[str] | None = None, call_seconds: float
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return out
-
-
-def public_functions(module: str) -> list[str]:
-    tree = ast.parse((paths.REFERENCE / f"{module}.py").read_text())
-    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")]
-
-
-def submission(dest: Path, overrides: dict[str, str]) -> Path:
-    """The reference, with every public function of each module in ``overrides`` replaced by the given body."""
-    dest.mkdir(parents=True)
-    for source in paths.REFERENCE.glob("*.py"):
-        text = source.read_text()
-        body = overrides.get(source.stem)
-        if body is not None:
-            text += "\n\nimport os, time\nimport numpy as np\n" + "".join(
-                f"\n\ndef {name}(*args, **kwargs):\n" + body for name in public_functions(source.stem))
-        (dest / source.name).write_text(text)
-    return dest
-
-
-HANG = "    while True:\n        pass\n"
-SLEEP = "    time.sleep(10**6)\n"
-# Allocates (and touches) all the memory its limit allows, in 32 MB and then 1 MB steps.
-HOG = ("    hoard = []\n    for step in (1 << 22, 1 << 17):\n        try:\n            while True:\n                hoard.append(np.ones(step))\n"
-       "        except MemoryError:\n            pass\n    return None\n")
-# Leaves 200 sleeping children of the worker behind (once per module: the first call).
-SPAWN = ("    if not globals().get('_spawned'):\n        globals()['_spawned'] = True\n        for _ in range(200):\n"
-         "            if os.fork() == 0:\n                time.sleep(1000)\n                os._exit(0)\n    return None\n")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from autograder import manifest, paths, time_rules
-from autograder.gradescope import emulation, results_format
+from autograder.gradescope import emulation, probes, results_format
 from autograder.tools.score_table import problem_totals
 
 from . import projects
@@ -63,7 +63,7 @@ def test_stub_gets_zero_without_namespaces(three_problem_zip):
 def test_every_module_hanging_ends_with_results_that_say_which_calls_were_stopped(tmp_path):
     modules = manifest.load().modules
     zip_path = projects.build_zip(tmp_path / "quick", call_seconds=1)
-    hanging = projects.submission(tmp_path / "sub", {m: projects.HANG if i % 2 else projects.SLEEP for i, m in enumerate(modules)})
+    hanging = probes.submission(tmp_path / "sub", {m: probes.HANG if i % 2 else probes.SLEEP for i, m in enumerate(modules)})
     results = valid(emulation.emulate(zip_path, hanging, namespaces=False))
     assert results["score"] == 0
     for module in modules:
@@ -75,7 +75,7 @@ def test_every_module_hanging_ends_with_results_that_say_which_calls_were_stoppe
 
 @pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
 def test_memory_and_process_abuse_cost_only_their_own_problem(three_problem_zip, tmp_path, namespaces):
-    sub = projects.submission(tmp_path / "sub", {HOG: projects.HOG, SPAWN: projects.SPAWN})
+    sub = probes.submission(tmp_path / "sub", {HOG: probes.HOG, SPAWN: probes.SPAWN})
     run = emulation.emulate(three_problem_zip, sub, namespaces=namespaces)
     scores = totals(valid(run), [HOG, SPAWN, WITNESS])
     assert scores[HOG][0] == 0 and scores[SPAWN][0] == 0, scores

@@ -1,4 +1,4 @@
-"""``gradescope``: grade a submission in an emulated Gradescope container and report its cost."""
+"""``emulate``: grade a submission in an emulated Gradescope container and report its cost."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from ..gradescope import emulation, layout
 from ..tools.score_table import problem_totals
 
 STAFF_LOG = ("sandbox:", "worker memory limit", "warning:", "time rules:")  # what run_otter.py prints for staff
-NAME = "gradescope"
-HELP = "grade a submission the way Gradescope runs the zip (root, /autograder, 0.5 CPU, 768 MB)"
+NAME = "emulate"
+HELP = "grade a submission the way Gradescope runs the zip (root, /autograder, its CPU and memory)"
 DESCRIPTION = ("Lay out /autograder, run the zip's run_autograder as root in a cgroup capped like Gradescope's container "
                "(the manifest's settings), kill what is left, and print the scores, the wall time and the peak memory.")
 

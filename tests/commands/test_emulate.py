@@ -1,9 +1,9 @@
-"""``gradescope``: what it prints for staff, with results and without, and when the machine cannot emulate."""
+"""``emulate``: what it prints for staff, with results and without, and when the machine cannot emulate."""
 
 import argparse
 
 from autograder import manifest, paths
-from autograder.commands import gradescope_emulation
+from autograder.commands import emulate
 from autograder.gradescope import cgroups, emulation, layout
 
 MODULES = ["qkv_arithmetic", "receptive_field"]
@@ -21,7 +21,7 @@ def test_report_shows_scores_stopped_calls_cost_and_what_was_not_emulated():
         {"name": "qkv_arithmetic_public", "score": 1.0, "max_score": 6.0, "output": "x did not finish within the time limit of 5 s and was stopped."},
         {"name": "qkv_arithmetic_hidden", "score": 0.0, "max_score": 9.0, "output": "y was not run: the calls ..."},
         {"name": "receptive_field_public", "score": 10.0, "max_score": 10.0, "output": ""}]}
-    text = gradescope_emulation.report(_run(results), MODULES)
+    text = emulate.report(_run(results), MODULES)
     for words in ("0.5 CPU, 768 MB; namespaces refused", "  sandbox: own process group", "  worker memory limit 728 MB",
                   "qkv_arithmetic        1 / 15", "receptive_field      10 / 10", "TOTAL                11",
                   "calls stopped at their time limit: 1; calls not run (time rules): 1",
@@ -32,7 +32,7 @@ def test_report_shows_scores_stopped_calls_cost_and_what_was_not_emulated():
 
 
 def test_report_without_results_says_what_gradescope_would_do():
-    text = gradescope_emulation.report(_run(None, timed_out=True, caps=None, peak_memory_mb=None), MODULES)
+    text = emulate.report(_run(None, timed_out=True, caps=None, peak_memory_mb=None), MODULES)
     assert "NO RESULTS: the overall timeout was reached (Gradescope would give 0 and show the student nothing)" in text
     assert "no caps" in text and "peak memory unknown" in text
 
@@ -43,6 +43,6 @@ def test_a_machine_that_cannot_lay_out_autograder_gets_the_problem_and_the_fix(m
 
     monkeypatch.setattr(emulation, "emulate", refuse)
     args = argparse.Namespace(submission=str(paths.REFERENCE), zip=str(tmp_path / "a.zip"), no_namespaces=False, no_limits=False)
-    assert gradescope_emulation.run(args) == 2
+    assert emulate.run(args) == 2
     captured = capsys.readouterr()
     assert "error: laying out /autograder needs write access" in captured.err and manifest.load().gradescope.describe() in captured.out
