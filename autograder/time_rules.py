@@ -2,10 +2,9 @@
 
 - Per call: its problem's ``limits.call_seconds`` of wall clock; then the call is stopped.
 - Per function: a function whose call was stopped is not called again (a hang costs one limit, not one per test).
-- Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit, a stopped
-  call counting as the full limit; and the module may cause ``MAX_RESTARTS`` worker restarts (after a
-  crash or an exit the next call needs a fresh worker, seconds at half a CPU). Past either, the
-  module's remaining calls are not run.
+- Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit, a call
+  that is stopped or that crashes the worker counting as the full limit (so the budget also bounds
+  the worker restarts a module causes); then the module's remaining calls are not run.
 - Per submission: a deadline well ahead of Gradescope's overall timeout (set when grading starts on
   Gradescope). The rules above keep every submission far below it, so reaching it means the machine is
   slow: the calls it refuses say so, and that it is not the student's fault.
@@ -22,10 +21,9 @@ from typing import Any
 from .manifest import Assignment, GradescopeSettings, Problem
 from .sandbox.client import StudentCallError, WorkerSession
 
-BUDGET_FACTOR = 2
-MAX_RESTARTS = 3
+BUDGET_FACTOR = 4  # > 3: three crashing calls of one function still leave the problem's other functions graded
 RESTART_SECONDS = 5.0  # a worker's start (its torch import) at 0.5 CPU: 3-5 s measured
-DEADLINE_FRACTION = 0.75  # of Gradescope's overall timeout: leaves otter time to write results.json
+DEADLINE_FRACTION = 0.8  # of Gradescope's overall timeout: leaves the last call and otter's results.json a minute and more
 DEADLINE_ENV = "AUTOGRADER_DEADLINE"  # epoch seconds; run_otter.py sets it, otter's kernel inherits it
 
 
@@ -37,20 +35,20 @@ def problem_budget(problem: Problem) -> float:
 def time_bound(assignment: Assignment, restart_seconds: float = RESTART_SECONDS) -> float:
     """Worst-case seconds spent in student code and worker restarts for one submission.
 
-    The first start, then per problem: its budget, one last call that may overrun it, the restarts
-    its module may cause, and one restart when switching modules (the previous module's last crash).
-    The grader's own work (reference values, hints) comes on top.
+    The first start, then per problem: its budget, one last call that may overrun it, a restart
+    after each call that counted as the full limit (at most BUDGET_FACTOR of them: a crash, or a
+    timeout the worker could not absorb) and one when switching modules. The grader's own work
+    (reference values, hints) comes on top.
     """
-    per_problem = [problem_budget(p) + p.limits.call_seconds + (MAX_RESTARTS + 1) * restart_seconds for p in assignment.problems]
+    per_problem = [problem_budget(p) + p.limits.call_seconds + (BUDGET_FACTOR + 1) * restart_seconds for p in assignment.problems]
     return restart_seconds + sum(per_problem)
 
 
 def describe(assignment: Assignment) -> str:
     """The rules in one line, for the staff's log."""
     calls = ", ".join(f"{p.module} {p.limits.call_seconds:g} s" for p in assignment.problems)
-    return (f"per call: {calls}; a function stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit "
-            f"and {MAX_RESTARTS} worker restarts; per submission: no call after {DEADLINE_FRACTION:.0%} of the "
-            f"{assignment.gradescope.timeout_minutes:g}-minute timeout")
+    return (f"per call: {calls}; a function stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit; "
+            f"per submission: no call after {DEADLINE_FRACTION:.0%} of the {assignment.gradescope.timeout_minutes:g}-minute timeout")
 
 
 def start_clock(settings: GradescopeSettings) -> None:
@@ -68,34 +66,22 @@ def inherited_deadline() -> float | None:
 
 
 class CallGuard:
-    """Runs calls under the per-function, per-problem restart and per-submission rules (the session keeps the time budget)."""
+    """Runs calls under the per-function and per-submission rules (the session keeps each problem's budget)."""
 
     def __init__(self, deadline: float | None = None) -> None:
         self.deadline = deadline
         self.stopped: dict[tuple[str, str], float] = {}
-        self.restarts: dict[str, int] = {}
-        self.broke_worker: dict[str, bool] = {}  # the module's last call left the worker dead: the next one needs a restart
-        self.last_module: str | None = None
 
     def call(self, session: WorkerSession, worker_name: str, module: str, func: str, args: tuple, kwargs: dict[str, Any],
              seconds: float, shown: str) -> Any:
-        """``session.call`` if the rules allow it."""
+        """``session.call`` if the rules allow it; a call that is stopped keeps its function from being called again."""
         self.admit(worker_name, func, shown, module)
-        restarts = session.restarts
-        caused_here, self.last_module = self.last_module == worker_name, worker_name
-        self.broke_worker[worker_name] = False
         try:
             return session.call(worker_name, func, args, kwargs, seconds, shown)
         except StudentCallError as exc:
             if exc.kind == "timeout":
                 self.stopped[(worker_name, func)] = seconds
-            self.broke_worker[worker_name] = exc.kind in ("crash", "garbage")
             raise
-        finally:
-            # A restart before this call replaced the worker that this module's previous call broke;
-            # after a switch of modules it was the previous module's doing.
-            if session.restarts != restarts and caused_here:
-                self.restarts[worker_name] = self.restarts.get(worker_name, 0) + 1
 
     def admit(self, worker_name: str, func: str, shown: str, module: str) -> None:
         """Raise ``StudentCallError`` if this call must not run."""
@@ -106,6 +92,3 @@ class CallGuard:
         if seconds is not None:
             raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} ran past its limit of {seconds:g} s "
                                    f"and was stopped, so {func} is not called again.", "skipped")
-        if self.broke_worker.get(worker_name) and self.restarts.get(worker_name, 0) >= MAX_RESTARTS:
-            raise StudentCallError(f"{shown} was not run: the process running {module}.py crashed or exited again, and it has been "
-                                   f"restarted {MAX_RESTARTS} times already, so its remaining calls are not run.", "skipped")
