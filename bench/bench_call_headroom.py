@@ -66,9 +66,9 @@ def main() -> None:
     if not rows:
         raise SystemExit(proc.stderr[-3000:])
     print(f"Slowest call per variant, {where}\n")
-    print(f"{'problem':<24} {'variant':<42} {'slowest call':<28} {'s':>6} {'limit':>6} {'headroom':>9} {'all calls':>10} {'budget':>7}")
+    print(f"{'problem':<24} {'variant':<42} {'slowest call':<30} {'s':>6} {'limit':>6} {'headroom':>9} {'all calls':>10} {'budget':>7}")
     for r in rows:
-        print(f"{r['module']:<24} {r['label']:<42} {r['func']:<28} {r['slowest']:6.2f} {r['limit']:6g} {r['limit'] / r['slowest']:8.1f}x "
+        print(f"{r['module']:<24} {r['label']:<42} {r['func']:<30} {r['slowest']:6.2f} {r['limit']:6g} {r['limit'] / r['slowest']:8.1f}x "
               f"{r['total']:10.2f} {r['budget']:7g}{'' if r['full'] else '   NOT FULL MARKS'}")
     worst = min((r for r in rows if r["kind"] == "reference"), key=lambda r: r["limit"] / r["slowest"])
     print(f"\nreference: smallest headroom {worst['limit'] / worst['slowest']:.1f}x ({worst['module']}.{worst['func']}); target >= {TARGET:g}x")

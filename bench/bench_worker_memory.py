@@ -35,11 +35,19 @@ def starts(memory_mb: int) -> bool:
 def resident_after_start(memory_mb: int) -> float:
     session = WorkerSession(submission.stage(submission.Located()), memory_mb=memory_mb, start_now=True)
     try:
-        pid = session._ensure_ready().proc.pid
-        children = [pid] + [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-        return max(_rss_mb(p) for p in children)
+        return max(_rss_mb(p) for p in _descendants(session._ensure_ready().proc.pid))
     finally:
         grading.close_reusable(session)
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (bubblewrap puts the worker two levels down)."""
+    found, todo = [], [pid]
+    while todo:
+        found.append(todo.pop())
+        for task in Path(f"/proc/{found[-1]}/task").iterdir():
+            todo += [int(c) for c in (task / "children").read_text().split()]
+    return found
 
 
 def _rss_mb(pid: int) -> float:

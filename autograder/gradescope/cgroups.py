@@ -9,6 +9,7 @@ of which a caller may pass in (the tests build a fake tree).
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import signal
 import time
@@ -226,13 +227,30 @@ def create(caps: Caps, mountinfo: str | None = None, membership: str | None = No
             continue
         try:
             group.apply(caps)
-            return group
         except OSError as exc:
             group.close()
             reasons.append(f"v{group.version}: cannot set the limits ({exc})")
+            continue
+        for stale in _left_behind(group, prefix):
+            stale.close()
+        return group
     raise CgroupUnavailable("no writable cgroup hierarchy with CPU and memory control: " + "; ".join(reasons)
                             + ". Fix: run as root on a machine whose /sys/fs/cgroup is mounted read-write (a container needs --privileged"
                             " or a delegated cgroup)")
+
+
+def _left_behind(group: Cgroup, prefix: str) -> list[Cgroup]:
+    """Cgroups next to ``group`` that a run which was killed left behind (their creator is gone)."""
+    pattern = re.compile(rf"{re.escape(prefix)}-(\d+)-[0-9a-f]+")
+
+    def orphaned(path: Path) -> bool:
+        match = pattern.fullmatch(path.name)
+        return bool(match) and path.is_dir() and not Path(f"/proc/{match.group(1)}").exists()
+
+    if isinstance(group, CgroupV2):
+        return [CgroupV2(p) for p in group.path.parent.iterdir() if orphaned(p)]
+    names = {p.name for p in group.by_controller["memory"].parent.iterdir() if orphaned(p)}
+    return [CgroupV1({c: d.parent / n for c, d in group.by_controller.items() if (d.parent / n).is_dir()}) for n in names]
 
 
 def _create_v2(mounts: list[Mount], own: dict[str, str], name: str) -> CgroupV2:

@@ -1,5 +1,6 @@
 """Capped cgroups: v1 and v2 on a fake tree (files written, readouts parsed), and on this machine where it allows."""
 
+import os
 import subprocess
 import sys
 import time
@@ -33,6 +34,15 @@ def test_v2_caps_are_written_below_the_own_cgroup(tmp_path):
     assert (group.path / "cpu.max").read_text() == "50000 100000"
     assert (group.path / "memory.max").read_text() == str(768 << 20)
     assert group.entry_command(["true"])[-1] == "true" and str(group.path / "cgroup.procs") in group.entry_command(["true"])
+
+
+def test_cgroups_a_killed_run_left_behind_are_removed_and_live_ones_kept(tmp_path):
+    mount, own, mountinfo, membership = _v2_tree(tmp_path)
+    orphan, alive, other = own / "autograder-gradescope-999999999-abc123", own / f"autograder-gradescope-{os.getpid()}-abc123", own / "theirs"
+    for folder in (orphan, alive, other):
+        folder.mkdir()
+    cgroups.create(CAPS, mountinfo=mountinfo, membership=membership)
+    assert not orphan.exists() and alive.exists() and other.exists()
 
 
 def test_v2_falls_back_to_the_mount_root_when_the_own_cgroup_cannot_delegate(tmp_path):
