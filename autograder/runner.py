@@ -12,6 +12,7 @@ from typing import Any
 
 from .checks import REVEAL
 from .manifest import ManifestError, Problem
+from .sandbox.client import SandboxFault
 from .scores import TestResult
 
 
@@ -67,6 +68,8 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
         passed, message = True, ""
     except AssertionError as exc:
         passed, message = False, str(exc) or "a check failed"
+    except SandboxFault:
+        raise  # the grader's machine failed, not the student: no test may score it
     except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
         where = traceback.extract_tb(exc.__traceback__)[-1]
         passed = False

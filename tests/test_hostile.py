@@ -567,11 +567,10 @@ def guard_session():
     from autograder import submission
     from autograder.sandbox.client import WorkerSession
 
-    staged = submission.stage(submission.Located(sources={k: v.encode() for k, v in GUARD_MODULES.items()}))
-    session = WorkerSession(staged, memory_mb=2048, start_now=True)
+    session = WorkerSession(memory_mb=2048, start_now=True)
+    session.switch(session.stage(submission.Located(sources={k: v.encode() for k, v in GUARD_MODULES.items()})))
     yield session
     session.close()
-    submission.discard(staged)
 
 
 def _call(session, module: str, func: str, *args, seconds: float = 5.0):

@@ -25,13 +25,18 @@ from typing import Any
 
 import numpy as np
 
-from . import policy, wire
+from .. import submission
+from . import identity, policy, runtime, wire
 
 STARTUP_SECONDS = 120.0
 RESET_SECONDS = 10.0
 INTERRUPT_SECONDS = 5.0
 WORKER_BROKEN = 70  # worker.py's exit status when a module broke the worker's own code
 OUTPUT_LIMIT = 64 * 1024
+
+
+class SandboxFault(RuntimeError):
+    """The sandbox itself failed (a layer could not be applied): a fault of the grader's machine, never of the student."""
 
 
 class StudentCallError(AssertionError):
@@ -80,13 +85,16 @@ class OutputBuffer:
 class _Worker:
     """One live worker process and its pipes."""
 
-    def __init__(self, submission: Path, memory_mb: int, output: OutputBuffer) -> None:
-        protections = policy.detect()
+    def __init__(self, setup: _Setup, memory_mb: int, output: OutputBuffer) -> None:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
+        self.setup = setup
         self.marker = secrets.token_hex(8)
-        env = dict(policy.worker_env(), AUTOGRADER_WORKER=self.marker)
-        cmd = policy.worker_command(protections, submission, memory_mb, fd_in=req_r, fd_out=rep_w)
+        scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
+        env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
+        who = setup.identity
+        cmd = policy.worker_command(setup.protections, setup.interpreter, setup.box, memory_mb, fd_in=req_r, fd_out=rep_w,
+                                    uid=who.uid if who else None, gid=who.gid if who else None)
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             pass_fds=(req_r, rep_w), env=env, start_new_session=True, cwd="/",
@@ -195,7 +203,7 @@ class _Worker:
         return None
 
     def kill(self) -> None:
-        """SIGKILL the worker's whole session; bubblewrap's PID namespace takes the rest with it."""
+        """SIGKILL the worker's whole session and every process of its uid; bubblewrap's PID namespace takes the rest."""
         self.killed_by_us = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
@@ -206,6 +214,8 @@ class _Worker:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+        if self.setup.identity is not None:
+            identity.kill_all(self.setup.identity.uid, self.setup.identity.gid)
         for fd in (self.to_worker, self.from_worker):
             try:
                 os.close(fd)
@@ -253,6 +263,51 @@ def _sweep(marker: str) -> None:
 
 
 @dataclass
+class _Setup:
+    """What every worker of a session shares: the layers, its uid, its folders and its Python."""
+
+    protections: policy.Protections
+    identity: identity.Identity | None
+    box: runtime.Box
+    interpreter: runtime.Interpreter
+
+    @classmethod
+    def create(cls, private: tuple[Path, ...]) -> _Setup:
+        protections = policy.detect()
+        who = identity.lease() if protections.drop_user else None
+        try:
+            box = runtime.Box.create(who.uid, who.gid) if who else runtime.Box.create()
+            if who is None or protections.bwrap:
+                return cls(protections, who, box, runtime.this_interpreter())
+            runtime.make_private(list(private))  # before choosing the Python: a venv inside them is then mirrored
+            return cls(protections, who, box, _interpreter_for(who))
+        except BaseException:
+            if who is not None:
+                who.release()
+            raise
+
+    def close(self) -> None:
+        if self.identity is not None:
+            self.identity.release()
+        self.box.remove()
+
+
+_CHECKED: dict[str, runtime.Interpreter] = {}
+
+
+def _interpreter_for(who: identity.Identity) -> runtime.Interpreter:
+    """The Python the sandbox uid can start, checked once per process."""
+    found = runtime.interpreter_for_others()
+    if found.executable not in _CHECKED:
+        runtime.verify(found, who.uid, who.gid)
+        _CHECKED[found.executable] = found
+    return found
+
+
+HARNESS_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
 class CallRecord:
     """What one call cost, for reports and benchmarks."""
 
@@ -263,15 +318,19 @@ class CallRecord:
 
 
 class WorkerSession:
-    """All calls for one submission; restarts the worker after a kill or a crash."""
+    """All calls for the submissions staged in its box; restarts the worker after a kill or a crash.
 
-    def __init__(self, submission: Path, memory_mb: int, start_now: bool = False) -> None:
-        self.submission = Path(submission)
+    ``private`` lists the grader's folders that the sandbox user must not read (default: the
+    harness's project folder); they are made private when the worker runs as another uid.
+    """
+
+    def __init__(self, memory_mb: int, start_now: bool = False, private: tuple[Path, ...] = (HARNESS_ROOT,)) -> None:
         self.memory_mb = memory_mb
+        self.setup = _Setup.create(tuple(private))
         self.output = OutputBuffer()
         self._worker: _Worker | None = None
         self._live: tuple | None = None  # (folder, module) imported in the worker's current child
-        self.folder: str | None = None  # the current submission's folder under ``submission`` (None: the root)
+        self.folder: str | None = None  # the current submission's folder in the box
         self._ids = itertools.count(1)
         self.broken: dict[str, str] = {}
         self.calls: list[CallRecord] = []
@@ -281,11 +340,25 @@ class WorkerSession:
         if start_now:
             self._launch()
 
+    @property
+    def protections(self) -> policy.Protections:
+        return self.setup.protections
+
+    def stage(self, located: submission.Located) -> str:
+        """Write the found modules into a fresh folder of the box that only the worker's user may read; return its name."""
+        folder = submission.stage(located, parent=self.setup.box.submissions)
+        self.setup.box.admit(folder)
+        return folder.name
+
+    def discard(self, folder: str) -> None:
+        """Remove a staged submission folder."""
+        submission.discard(self.setup.box.submissions / folder)
+
     def _launch(self) -> None:
         if self._worker is not None:
             self._worker.kill()
             self.restarts += 1
-        self._worker = _Worker(self.submission, self.memory_mb, self.output)
+        self._worker = _Worker(self.setup, self.memory_mb, self.output)
         self._live = None
         self._ready = False
 
@@ -338,6 +411,8 @@ class WorkerSession:
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
         header = self._exchange(worker, request, [], seconds, f"importing {module}.py")
         self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
+        if header.get("fault"):
+            raise SandboxFault(f"the sandbox could not start {module}.py: {header['fault']}")
         if not header.get("ok"):
             self.broken[module] = _import_failure(module, header.get("error", {}))
             raise StudentCallError(self.broken[module], "import")
@@ -421,10 +496,11 @@ class WorkerSession:
             self.broken[request["module"]] = f"{request['module']}.py could not be imported: {text}."
 
     def close(self) -> None:
-        """Kill the worker and everything it started."""
+        """Kill the worker and everything it started; free its uid and remove its box."""
         if self._worker is not None:
             self._worker.kill()
             self._worker = None
+        self.setup.close()
 
 
 def _import_failure(module: str, error: dict) -> str:
