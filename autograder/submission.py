@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-import tempfile
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -126,9 +125,10 @@ def _is_noise(entry: str) -> bool:
     return any(p in SKIPPED_FOLDERS for p in parts) or parts[-1] in (".DS_Store",)
 
 
-def stage(located: Located, parent: Path | None = None) -> Path:
-    """Write the found modules, and nothing else, to a fresh folder (under ``parent``) the worker may read."""
-    folder = Path(tempfile.mkdtemp(prefix="autograder-submission-", dir=parent))
+def stage(located: Located, parent: Path, name: str) -> Path:
+    """Write the found modules, and nothing else, to a new folder ``parent/name``."""
+    folder = Path(parent) / name
+    folder.mkdir()
     os.chmod(folder, 0o755)
     for module, source in located.sources.items():
         target = folder / f"{module}.py"

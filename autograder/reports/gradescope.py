@@ -36,13 +36,17 @@ def to_results(report: GradeReport) -> dict:
                 "output": problem.output[-OUTPUT_LIMIT:], "visibility": "after_published",
             })
     notes = "\n".join(n for n in report.notes if not n.startswith("sandbox:"))
-    return {
+    results = {
         "score": report.points,
         "execution_time": round(report.seconds, 3),
         "output": notes or f"Graded {sum(len(p.tests) for p in report.problems)} tests.",
         "stdout_visibility": "hidden",
         "tests": tests,
     }
+    sandbox = [n for n in report.notes if n.startswith("sandbox:")]
+    if sandbox:  # for staff: Gradescope stores extra_data without showing it to the student
+        results["extra_data"] = {"sandbox": sandbox[0]}
+    return results
 
 
 def write(report: GradeReport, path: Path) -> None:

@@ -82,6 +82,14 @@ class OutputBuffer:
             return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
 
 
+class _Overuse(Exception):
+    """A call used more than it may of something other than time (the scratch folder's size)."""
+
+
+WATCH_SECONDS = 0.25
+SCRATCH_MB = policy.TMP_MB
+
+
 class _Worker:
     """One live worker process and its pipes."""
 
@@ -146,13 +154,20 @@ class _Worker:
 
         wire.write_message(self.to_worker, header, blobs, write_all)
 
-    def receive(self, deadline: float) -> tuple[dict, list[np.ndarray]]:
+    def receive(self, deadline: float, watch=None) -> tuple[dict, list[np.ndarray]]:
+        """Read one reply by ``deadline``; while waiting, ``watch()`` may stop the call by returning a reason."""
+
         def read_exact(fd: int, n: int) -> bytes:
             chunks, got = [], 0
             while got < n:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                if remaining <= 0:
                     raise TimeoutError
+                if not select.select([fd], [], [], min(remaining, WATCH_SECONDS))[0]:
+                    reason = watch() if watch is not None else None
+                    if reason:
+                        raise _Overuse(reason)
+                    continue
                 chunk = os.read(fd, min(n - got, 1 << 20))
                 if not chunk:
                     raise EOFError
@@ -291,6 +306,18 @@ class _Setup:
             self.identity.release()
         self.box.remove()
 
+    def scratch_overused(self) -> str | None:
+        """Why the running call must stop, if the files it wrote (scratch folder, and as its own uid in the shared
+        temporary folders) pass ``SCRATCH_MB``; bubblewrap caps its in-memory /tmp itself."""
+        if self.protections.bwrap:
+            return None
+        used = runtime.tree_bytes(self.box.scratch)
+        if self.identity is not None:
+            used += sum(runtime.tree_bytes(path) for path in identity.files_of(self.identity.uid))
+        if used > SCRATCH_MB << 20:
+            return f"wrote more than {SCRATCH_MB} MB of files ({used >> 20} MB)"
+        return None
+
 
 _CHECKED: dict[str, runtime.Interpreter] = {}
 
@@ -332,6 +359,7 @@ class WorkerSession:
         self._live: tuple | None = None  # (folder, module) imported in the worker's current child
         self.folder: str | None = None  # the current submission's folder in the box
         self._ids = itertools.count(1)
+        self._staged = itertools.count(1)
         self.broken: dict[str, str] = {}
         self.calls: list[CallRecord] = []
         self.restarts = 0
@@ -346,7 +374,7 @@ class WorkerSession:
 
     def stage(self, located: submission.Located) -> str:
         """Write the found modules into a fresh folder of the box that only the worker's user may read; return its name."""
-        folder = submission.stage(located, parent=self.setup.box.submissions)
+        folder = submission.stage(located, parent=self.setup.box.submissions, name=f"submission-{next(self._staged)}")
         self.setup.box.admit(folder)
         return folder.name
 
@@ -463,7 +491,7 @@ class WorkerSession:
         stopped = True
         try:
             worker.send(request, blobs, start + seconds)
-            header, out_blobs = worker.receive(start + seconds)
+            header, out_blobs = worker.receive(start + seconds, watch=self.setup.scratch_overused)
             if header.get("id") != request["id"]:
                 raise wire.WireError("a reply that does not answer this request")
             if request["op"] == "call" and header.get("ok") and "value" not in header:
@@ -478,6 +506,12 @@ class WorkerSession:
                 worker.kill()
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
             raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
+        except _Overuse as exc:
+            self._live = None
+            if not worker.interrupt():
+                worker.kill()
+            self._mark_if_import(request, f"{shown} {exc}; it was stopped")
+            raise StudentCallError(f"{shown} {exc} and was stopped.", "resource") from None
         except (EOFError, BrokenPipeError, OSError):
             what = worker.exit_description()
             worker.kill()

@@ -20,9 +20,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .cleanup import remove_tree
+
 UID_BASE = int(os.environ.get("AUTOGRADER_UID_BASE", "64000"))
 UID_COUNT = 512
 KILL_SECONDS = 10.0
+# Folders any user may write; without Landlock the sandbox uid can leave files there while it runs.
+SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 
 
 class IdentityError(RuntimeError):
@@ -38,10 +42,11 @@ class Identity:
     lock_fd: int
 
     def release(self) -> None:
-        """Kill whatever still runs as this uid, then free the lease."""
+        """Kill whatever still runs as this uid, delete what it left in shared temporary folders, then free the lease."""
         if self.lock_fd < 0:
             return
         kill_all(self.uid, self.gid)
+        remove_files_of(self.uid)
         os.close(self.lock_fd)
         self.lock_fd = -1
 
@@ -74,6 +79,32 @@ def kill_all(uid: int, gid: int, seconds: float = KILL_SECONDS) -> list[int]:
         subprocess.run(["/bin/sh", "-c", "kill -9 -1"], user=uid, group=gid, extra_groups=[], cwd="/",
                        env={"PATH": "/usr/bin:/bin"}, stdin=subprocess.DEVNULL, capture_output=True, check=False)
         time.sleep(0.02)
+
+
+def files_of(uid: int, folders: tuple[str, ...] = SHARED_TEMP) -> list[str]:
+    """The entries that ``uid`` owns at the top of the shared temporary folders."""
+    found = []
+    for folder in folders:
+        try:
+            found += [e.path for e in os.scandir(folder) if e.stat(follow_symlinks=False).st_uid == uid]
+        except OSError:
+            continue
+    return found
+
+
+def remove_files_of(uid: int) -> list[str]:
+    """Delete what ``uid`` left at the top of the shared temporary folders; return the paths."""
+    removed = []
+    for path in files_of(uid):
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                remove_tree(path)
+            else:
+                os.unlink(path)
+            removed.append(path)
+        except OSError:
+            continue
+    return removed
 
 
 def processes_of(uid: int) -> list[int]:

@@ -171,12 +171,19 @@ def verify(interpreter: Interpreter, uid: int, gid: int) -> None:
 
 
 def make_private(paths: list[Path]) -> list[str]:
-    """Take other users' access away from each path they can reach (the grader's own folders); return what changed."""
+    """Take other users' access away from each path they can reach (the grader's own folders); return what changed.
+
+    A path inside the Python install (a harness installed into site-packages) is left alone: the
+    sandbox needs to read it, and so may other users of that Python."""
     changed = []
+    roots = [Path(r) for r in python_roots()]
     for path in paths:
         try:
             info = os.stat(path)
         except OSError:
+            continue
+        real = Path(os.path.realpath(path))
+        if any(real == r or real.is_relative_to(r) for r in roots):
             continue
         if info.st_mode & 0o007 and reachable(path, stat.S_IXOTH):
             os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o007)
@@ -225,6 +232,24 @@ class Box:
     def remove(self) -> None:
         """Delete the box, including what student code left in the scratch folder (even folders it locked)."""
         remove_tree(str(self.root))
+
+
+def tree_bytes(path: str | Path) -> int:
+    """Disk (or memory) used by the files under ``path``, links not followed."""
+    total = 0
+    for dirpath, _dirnames, filenames in os.walk(path, onerror=lambda _exc: None):
+        for name in filenames:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            except OSError:
+                continue
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            total += info.st_blocks * 512
+    except OSError:
+        pass
+    return total
 
 
 def _reachable_tmp() -> str:

@@ -92,6 +92,10 @@ def describe_exception(exc: BaseException, submission: str) -> dict:
     """The error as the student should see it: type, message, and only their own frames."""
     tb = traceback.TracebackException.from_exception(exc, limit=50)
     own = [f for f in tb.stack if f.filename.startswith(submission)]
+    for frame in own:  # the student knows the file by its name, not by where the grader staged it
+        frame.filename = os.path.basename(frame.filename)
+    if getattr(tb, "filename", None) and tb.filename.startswith(submission):  # a SyntaxError's own location
+        tb.filename = os.path.basename(tb.filename)
     tb.stack = traceback.StackSummary.from_list(own)
     text = "".join(tb.format())
     if len(text) > MAX_TEXT:
@@ -137,6 +141,10 @@ def main() -> None:
     import wire
 
     torch.set_num_threads(1)
+    if args.seccomp:
+        import pyseccomp  # noqa: F401 - finds and loads libseccomp now: a module's child may not be able to fork ldconfig
+    if args.landlock is not None:
+        import landlockpy  # noqa: F401
     fd_in, fd_out = args.fd_in, args.fd_out
     submission = os.path.abspath(args.submission)
     sys.path.insert(0, submission)
@@ -350,9 +358,7 @@ def _confine(args, request: dict) -> bool:
 def _tasks_of(uid: int) -> int:
     """Processes and threads the real uid ``uid`` runs now (what RLIMIT_NPROC counts)."""
     count = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    for entry in _proc_entries():
         try:
             with open(f"/proc/{entry}/status", "rb") as f:
                 fields = dict(line.split(b":", 1) for line in f if b":" in line)
@@ -444,10 +450,18 @@ def _kill_leftovers(pgid: int, cleanup: str) -> None:
         time.sleep(0.01)
 
 
+def _proc_entries() -> list[str]:
+    """Process ids in /proc ([] where there is no /proc: the process group is then all we can end)."""
+    try:
+        return [entry for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return []
+
+
 def _children() -> list[int]:
     me = str(os.getpid()).encode()
     found = []
-    for entry in os.listdir("/proc"):
+    for entry in _proc_entries():
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat", "rb") as f:
@@ -472,8 +486,8 @@ def _others_alive(cleanup: str) -> bool:
     if cleanup == "descendants":
         return bool(_children())
     me, uid = os.getpid(), os.getuid()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) in (1, me):
+    for entry in _proc_entries():
+        if int(entry) in (1, me):
             continue
         if cleanup == "namespace":
             return True
