@@ -33,6 +33,9 @@ RESET_SECONDS = 10.0
 INTERRUPT_SECONDS = 5.0
 WORKER_BROKEN = 70  # worker.py's exit status when a module broke the worker's own code
 OUTPUT_LIMIT = 64 * 1024
+WATCH_SECONDS = 0.25  # how often a running call's written files are measured
+SCRATCH_MB = policy.TMP_MB
+HARNESS_ROOT = Path(__file__).resolve().parents[2]  # the project the harness runs from: private to the sandbox user
 
 
 class SandboxFault(RuntimeError):
@@ -84,10 +87,6 @@ class OutputBuffer:
 
 class _Overuse(Exception):
     """A call used more than it may of something other than time (the scratch folder's size)."""
-
-
-WATCH_SECONDS = 0.25
-SCRATCH_MB = policy.TMP_MB
 
 
 class _Worker:
@@ -331,9 +330,6 @@ def _interpreter_for(who: identity.Identity) -> runtime.Interpreter:
     return found
 
 
-HARNESS_ROOT = Path(__file__).resolve().parents[2]
-
-
 @dataclass
 class CallRecord:
     """What one call cost, for reports and benchmarks."""
@@ -501,15 +497,11 @@ class WorkerSession:
             stopped = False
             return header
         except TimeoutError:
-            self._live = None
-            if not worker.interrupt():
-                worker.kill()
+            self._stop(worker)
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
             raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
         except _Overuse as exc:
-            self._live = None
-            if not worker.interrupt():
-                worker.kill()
+            self._stop(worker)
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")
             raise StudentCallError(f"{shown} {exc} and was stopped.", "resource") from None
         except (EOFError, BrokenPipeError, OSError):
@@ -524,6 +516,12 @@ class WorkerSession:
             elapsed = time.monotonic() - start
             module = request.get("module", "")
             self.spent[module] = self.spent.get(module, 0.0) + (max(elapsed, seconds) if stopped else elapsed)
+
+    def _stop(self, worker: _Worker) -> None:
+        """End the running call: only the module's child when the worker answers, else the whole worker."""
+        self._live = None
+        if not worker.interrupt():
+            worker.kill()
 
     def _mark_if_import(self, request: dict, text: str) -> None:
         if request.get("op") == "import":

@@ -20,13 +20,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cleanup import remove_tree
+from . import cleanup
 
 UID_BASE = int(os.environ.get("AUTOGRADER_UID_BASE", "64000"))
 UID_COUNT = 512
 KILL_SECONDS = 10.0
-# Folders any user may write; without Landlock the sandbox uid can leave files there while it runs.
-SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 
 
 class IdentityError(RuntimeError):
@@ -81,30 +79,14 @@ def kill_all(uid: int, gid: int, seconds: float = KILL_SECONDS) -> list[int]:
         time.sleep(0.02)
 
 
-def files_of(uid: int, folders: tuple[str, ...] = SHARED_TEMP) -> list[str]:
-    """The entries that ``uid`` owns at the top of the shared temporary folders."""
-    found = []
-    for folder in folders:
-        try:
-            found += [e.path for e in os.scandir(folder) if e.stat(follow_symlinks=False).st_uid == uid]
-        except OSError:
-            continue
-    return found
+def files_of(uid: int) -> list[str]:
+    """What ``uid`` left at the top of the shared temporary folders."""
+    return cleanup.entries_owned_by(uid)  # without Landlock the sandbox uid can write there while it runs
 
 
 def remove_files_of(uid: int) -> list[str]:
     """Delete what ``uid`` left at the top of the shared temporary folders; return the paths."""
-    removed = []
-    for path in files_of(uid):
-        try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                remove_tree(path)
-            else:
-                os.unlink(path)
-            removed.append(path)
-        except OSError:
-            continue
-    return removed
+    return cleanup.remove_entries(files_of(uid))
 
 
 def processes_of(uid: int) -> list[int]:

@@ -294,7 +294,7 @@ def main() -> None:
         else:
             _die_like(status)
 
-    child, interrupted, zygote, last_folder = [0], [False], os.getpid(), [None]
+    child, interrupted, zygote = [0], [False], os.getpid()
 
     def on_interrupt(signum, frame) -> None:
         interrupted[0] = True
@@ -316,9 +316,11 @@ def main() -> None:
         except EOFError:
             os._exit(0)
         if request.get("op") == "import":
-            if request.get("folder") != last_folder[0]:
-                cleanup.remove_tree(args.scratch, keep_folder=True)  # a new submission: nothing a previous one left in the scratch folder survives
-            last_folder[0] = request.get("folder")
+            # A new module starts with nothing the previous one (or submission) wrote: not in the scratch folder and,
+            # with a uid of its own, not in the folders every user may write.
+            cleanup.remove_tree(args.scratch, keep_folder=True)
+            if args.cleanup == "uid":
+                cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
             run_module(request, blobs)
         elif request.get("op") == "reset":
             current_id[0] = request.get("id")
