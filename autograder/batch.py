@@ -23,7 +23,7 @@ from typing import TextIO
 from . import grading, manifest
 from .manifest import Assignment
 from .reports import csv_report, gradescope, summary
-from .scores import GradeReport, ProblemResult, TestResult
+from .scores import GradeReport
 
 SKIPPED = ("__MACOSX",)
 
@@ -59,15 +59,6 @@ def submissions(folder: Path, exclude: tuple[Path, ...] = ()) -> dict[str, Path]
             continue
         found[entry.name] = entry
     return found
-
-
-def report_from_dict(data: dict) -> GradeReport:
-    """The inverse of ``GradeReport.to_dict``."""
-    problems = []
-    for p in data["problems"]:
-        tests = [TestResult(**t) for t in p["tests"]]
-        problems.append(ProblemResult(p["module"], p["title"], tests, p.get("status", "ok"), p.get("output", "")))
-    return GradeReport(data["submission"], problems, list(data.get("notes", [])), float(data.get("seconds", 0.0)))
 
 
 def _write_json(data: dict, path: Path) -> None:
@@ -112,7 +103,7 @@ def _load_done(batch: Batch, names: list[str]) -> None:
         record, results = batch.record_path(name), batch.results_path(name)
         if record.is_file() and results.is_file():
             try:
-                batch.reports[name] = report_from_dict(json.loads(record.read_text(encoding="utf-8")))
+                batch.reports[name] = GradeReport.from_dict(json.loads(record.read_text(encoding="utf-8")))
             except (ValueError, KeyError, TypeError):
                 continue  # a damaged record is graded again
 

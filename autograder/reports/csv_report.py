@@ -9,8 +9,7 @@ import tempfile
 from pathlib import Path
 
 from ..scores import GradeReport
-
-MISSING = " was not found in the submission"
+from ..submission import NOT_FOUND
 
 
 def status(report: GradeReport) -> str:
@@ -22,7 +21,7 @@ def status(report: GradeReport) -> str:
         return "ok"
     if len(bad) == len(report.problems) and len({reason for _, reason in bad}) == 1:
         return bad[0][1]
-    missing = [module for module, reason in bad if reason.endswith(MISSING)]
+    missing = [module for module, reason in bad if reason.endswith(NOT_FOUND)]
     if len(missing) == len(report.problems):
         return "no module file found"
     parts = [f"missing {', '.join(f'{m}.py' for m in missing)}"] if missing else []
