@@ -48,3 +48,16 @@ def problem_totals(results: dict) -> dict[str, float]:
     from autograder.tools.score_table import problem_totals as totals
 
     return {m: s for m, (s, _) in totals(results, manifest.load().modules).items()}
+
+
+def one_problem_root(tmp_path: Path, module: str, name: str = "root") -> Path:
+    """A copy of the project inputs whose manifest lists only ``module`` (use it as AUTOGRADER_ROOT)."""
+    root = tmp_path / name
+    shutil.copytree(paths.ASSIGNMENTS / module, root / "assignments" / module)
+    for folder in ("reference", "student_template"):
+        (root / folder).mkdir(parents=True)
+        shutil.copy(paths.ROOT / folder / f"{module}.py", root / folder / f"{module}.py")
+    points = (paths.ASSIGNMENTS / module / "problem.yaml").read_text().split("points:")[1].split()[0]
+    (root / "assignments" / "assignment.yaml").write_text(
+        f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {points}\nproblems:\n  - {module}\n')
+    return root
