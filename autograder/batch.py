@@ -132,7 +132,7 @@ def _write_csv(batch: Batch) -> None:
     csv_report.write(rows, batch.assignment.modules, batch.csv_path, batch.roster)
 
 
-def _duration(seconds: float) -> str:
+def readable_duration(seconds: float) -> str:
     seconds = max(0, round(seconds))
     if seconds < 60:
         return f"{seconds} s"
@@ -158,7 +158,7 @@ class Progress:
         self.done += 1
         elapsed = time.monotonic() - self.start
         rate = self.done / elapsed * 60 if elapsed > 0 else 0.0
-        left = _duration((self.total - self.done) * elapsed / self.done)
+        left = readable_duration((self.total - self.done) * elapsed / self.done)
         if self.tty:
             filled = int(30 * self.done / max(self.total, 1))
             self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total}  {rate:.1f}/min  "

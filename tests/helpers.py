@@ -9,7 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from autograder import manifest, paths
+from autograder import manifest, paths, scores
+from autograder.scores import GradeReport, ProblemResult
 
 ROOT = paths.ROOT
 
@@ -61,3 +62,13 @@ def one_problem_root(tmp_path: Path, module: str, name: str = "root") -> Path:
     (root / "assignments" / "assignment.yaml").write_text(
         f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {points}\nproblems:\n  - {module}\n')
     return root
+
+
+def make_report(name: str, problems: dict[str, list[tuple]], seconds: float = 1.0, notes: tuple[str, ...] = ()) -> GradeReport:
+    """A score record: ``{module: [(test, points, passed, mistakes...), ...]}``; no problems means the grader failed."""
+    made = []
+    for module, tests in problems.items():
+        made.append(ProblemResult(module, module.title(), [
+            scores.TestResult(module, test, float(points), False, passed, "" if passed else "wrong", 0.1, list(mistakes))
+            for test, points, passed, *mistakes in tests]))
+    return GradeReport(name, made, list(notes), seconds)

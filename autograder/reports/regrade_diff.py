@@ -89,5 +89,5 @@ def render(changes: list[Change], against: str, graded: int, roster: Roster | No
         lines.append(f"{_who(c.submission, roster)}: {_score(c.before)} -> {_score(c.after)} ({c.delta:+g})")
         lines += [f"    {t.test}: {t.before or 'absent'} -> {t.after or 'absent'}" for t in c.tests]
     if moved:
-        lines.append(f"Same total, different tests: {', '.join(moved)}")
+        lines.append(f"Same total, but some test's points or maximum changed: {', '.join(moved)}")
     return "\n".join(lines)
