@@ -133,6 +133,7 @@ def _write_csv(batch: Batch) -> None:
 
 
 def readable_duration(seconds: float) -> str:
+    """``42 s``, ``3 min 05 s`` or ``1 h 02 min``."""
     seconds = max(0, round(seconds))
     if seconds < 60:
         return f"{seconds} s"
