@@ -48,20 +48,21 @@ def _listed(entry: str) -> bool:
 
 
 def _read_folder(folder: Path, excluded: set[Path]) -> Export | None:
-    root = folder if (folder / METADATA).is_file() else _only_subfolder_with_metadata(folder)
+    root = folder if (folder / METADATA).is_file() else _only_subfolder_with_metadata(folder, excluded)
     if root is None:
         return None
     found = {e.name: e for e in sorted(root.iterdir()) if _listed(e.name) and e.resolve() not in excluded}
     metadata = root / METADATA
     try:
-        text = metadata.read_bytes()[:MAX_METADATA_BYTES + 1]
+        with open(metadata, "rb") as f:
+            text = f.read(MAX_METADATA_BYTES + 1)
     except OSError as exc:
         return _combine(found, _unreadable(metadata.name, str(exc)))
     return _combine(found, parse_metadata(text, metadata.name))
 
 
-def _only_subfolder_with_metadata(folder: Path) -> Path | None:
-    subfolders = [e for e in folder.iterdir() if e.is_dir() and _listed(e.name)]
+def _only_subfolder_with_metadata(folder: Path, excluded: set[Path]) -> Path | None:
+    subfolders = [e for e in folder.iterdir() if e.is_dir() and _listed(e.name) and e.resolve() not in excluded]
     only = subfolders[0] if len(subfolders) == 1 else None
     return only if only is not None and (only / METADATA).is_file() else None
 

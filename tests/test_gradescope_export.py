@@ -69,6 +69,13 @@ def test_an_unzipped_export_at_the_top_or_in_one_folder(tmp_path, prefix):
     check(gradescope_export.read(tmp_path / "export"), tmp_path / "export" / prefix.rstrip("/"))
 
 
+def test_the_output_folder_beside_an_unzipped_export_is_not_a_submission(tmp_path):
+    write_folder(tmp_path / "download", layout("assignment_42_export/"))
+    (tmp_path / "download" / "grades" / "records").mkdir(parents=True)
+    export = gradescope_export.read(tmp_path / "download", exclude=(tmp_path / "download" / "grades",))
+    check(export, tmp_path / "download" / "assignment_42_export")
+
+
 @pytest.mark.parametrize("prefix", ["", "assignment_42_export/"])
 def test_a_zipped_export_is_read_in_place(tmp_path, prefix):
     path = write_zip(tmp_path / "export.zip", layout(prefix) | {"__MACOSX/._submission_1": "", ".DS_Store": ""})
