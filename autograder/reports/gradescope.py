@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from ..atomic_file import write_text
 from ..scores import GradeReport
 
 OUTPUT_LIMIT = 8000
@@ -51,9 +50,4 @@ def to_results(report: GradeReport) -> dict:
 
 def write(report: GradeReport, path: Path) -> None:
     """Write results.json atomically (a reader never sees half a file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".results-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(to_results(report), f, indent=2)
-    os.replace(tmp, path)
+    write_text(path, json.dumps(to_results(report), indent=2))
