@@ -454,6 +454,8 @@ def problem_scores(results: dict) -> dict[str, float]:
     return scores
 
 
+# A "-bare" mode is its twin without Landlock and seccomp: only the cases those layers defend differ there.
+FILES_AND_SIGNALS = ("forge_files", "forge_detached", "steal_search", "steal_disk", "attack_write", "plant_pth", "res_fill_tmp", "attack_kill")
 # Where nothing separates student code from the grader's own user, these show what that costs (each spoils the lab).
 SAME_USER_SHOWCASE = ("steal_disk", "attack_kill", "attack_write", "plant_pth", "forge_detached")
 
@@ -463,6 +465,8 @@ def graded_in(mode: modes.Mode) -> list[Case]:
     if mode is STRONGEST:
         return list(CASES)
     cases = [c for c in CASES if c.sandbox and (not c.slow or c.name in ("res_ignore_signals", "attack_kill"))]
+    if mode.name.endswith("-bare"):
+        cases = [c for c in cases if c.name in FILES_AND_SIGNALS]
     if _lacks(mode) == "same-user":
         cases = [c for c in cases if c.name in SAME_USER_SHOWCASE]
     return cases
@@ -642,9 +646,8 @@ def test_score_is_the_honest_one(mode, case: Case, outcomes) -> None:
 def test_nothing_outside_the_sandbox_changes(mode, case: Case, outcomes) -> None:
     o = _outcome(outcomes, mode, case)
     new_in_out = set(o.out_after) - set(o.out_before)
-    allowed = {"results.json", "again.json", "next.json"} | ({"grades.csv", "results", "records", "summary.txt", "histogram.png"}
-                                                             | {f for f in new_in_out if f.startswith(("results/", "records/"))}
-                                                             if case.name == "plant_pth" else set())
+    graded_all = case.name == "plant_pth"  # grade-all writes its CSVs, summaries and per-submission files there
+    allowed = {"results.json", "again.json", "next.json"} | ({f for f in new_in_out if o.marker not in f} if graded_all else set())
     assert new_in_out <= allowed, f"unexpected files next to results.json: {new_in_out - allowed}"
     assert {k: v for k, v in o.out_after.items() if k in o.out_before} == o.out_before, "files in the --out folder changed"
     assert o.scratch_after == o.scratch_before, "the scratch folder changed"
