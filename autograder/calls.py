@@ -8,9 +8,11 @@ output matches the student's.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -22,6 +24,24 @@ from .sandbox.wire import Named, Seeded
 _UNSET = object()
 # Hints rerun every known mistake in the grader, which has no sandbox limits: small inputs only.
 HINT_MAX_ELEMENTS = 100_000
+# (mistake name, hint) of every hint offered while a test runs; None outside ``collecting_mistakes``.
+_OFFERED: contextvars.ContextVar[list[tuple[str, str]] | None] = contextvars.ContextVar("offered_hints", default=None)
+
+
+@contextlib.contextmanager
+def collecting_mistakes() -> Iterator[list[tuple[str, str]]]:
+    """Collect (mistake name, hint) for every hint offered inside the block (the runner wraps each test in it)."""
+    offered: list[tuple[str, str]] = []
+    token = _OFFERED.set(offered)
+    try:
+        yield offered
+    finally:
+        _OFFERED.reset(token)
+
+
+def mistakes_shown(message: str, offered: list[tuple[str, str]]) -> list[str]:
+    """The offered mistakes whose hint the failure message shows (a test may rewrap a failure or drop it)."""
+    return list(dict.fromkeys(name for name, hint in offered if f"Hint: {hint}" in message))
 
 
 def _short(value: Any) -> str:
@@ -144,6 +164,14 @@ class Call:
 
     def hints(self, got: Any, expected: Any, tol: checks.Tolerance) -> list[str]:
         """Hints of the known mistakes whose output here equals the student's (and not the reference's)."""
+        found = self.matching_mistakes(got, expected, tol)
+        offered = _OFFERED.get()
+        if offered is not None:
+            offered += [(v.name, v.hint) for v in found]
+        return list(dict.fromkeys(v.hint for v in found))
+
+    def matching_mistakes(self, got: Any, expected: Any, tol: checks.Tolerance) -> list[solutions.Variant]:
+        """The known mistakes whose output here equals the student's (and not the reference's)."""
         if _size(self.args) + _size(self.kwargs) > HINT_MAX_ELEMENTS:
             return []
         found = []
@@ -152,7 +180,7 @@ class Call:
                 impl = getattr(variant.load(), self.func)
                 out = run_trusted(impl, self.args, self.kwargs)
                 if checks.difference(got, out, tol) is None and checks.difference(out, expected, tol) is not None:
-                    found.append(variant.hint)
+                    found.append(variant)
             except Exception:  # noqa: BLE001 - a mistake that cannot run here gives no hint
                 continue
-        return list(dict.fromkeys(found))
+        return found

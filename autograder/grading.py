@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from . import manifest, submission, worker_memory
@@ -24,11 +25,13 @@ def grade(
     modules: list[str] | None = None,
     session: WorkerSession | None = None,
     tests: dict[str, list[TestSpec]] | None = None,
+    on_problem: Callable[[GradeReport], None] | None = None,
 ) -> GradeReport:
     """Grade the submission at ``path``; never raises for anything the submission contains.
 
     With ``session`` (see ``reusable_session``) the worker and its torch import serve many submissions,
     and with ``tests`` (see ``load_all_tests``) so do the loaded test files and what they computed ahead.
+    ``on_problem`` sees the report so far after each problem (so a grader that dies leaves what it graded).
     """
     start = time.perf_counter()
     assignment = assignment or manifest.load()
@@ -50,26 +53,29 @@ def grade(
         notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
     owned = session is None
     if owned:
-        staged = submission.stage(located)
-        session = WorkerSession(staged, memory_mb=memory.mb)
-    else:
-        staged = submission.stage(located, parent=session.submission)
-        session.switch(staged.name)
+        session = WorkerSession(memory_mb=memory.mb)
+    staged = session.stage(located)
+    session.switch(staged)
     try:
         if any(p.module in located.sources for p in problems):
             session.start()  # the worker imports torch while the grader loads the tests (which import it too)
         loaded = {p.module: tests_of(p) for p in problems}
-        results = []
+        results: list[ProblemResult] = []
         guard = CallGuard()
         for problem in problems:
             if problem.module not in located.sources:
                 results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module]))
-                continue
-            results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
+            else:
+                results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
+            if on_problem is not None:
+                done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem")
+                                  for p in problems[len(results):]]
+                on_problem(GradeReport(str(path), done, notes, time.perf_counter() - start))
     finally:
         if owned:
             session.close()
-        submission.discard(staged)
+        else:
+            session.discard(staged)
     return GradeReport(str(path), results, notes, time.perf_counter() - start)
 
 
@@ -89,14 +95,12 @@ def reusable_session(assignment: Assignment) -> WorkerSession:
     killed with everything it started before the next one, and the private /tmp is wiped between
     submissions. Close it with ``close_reusable``.
     """
-    root = submission.stage(submission.Located())
-    return WorkerSession(root, memory_mb=worker_memory.choose(assignment).mb, start_now=True)
+    return WorkerSession(memory_mb=worker_memory.choose(assignment).mb, start_now=True)
 
 
 def close_reusable(session: WorkerSession) -> None:
-    """Stop a worker made by ``reusable_session`` and remove its folder."""
+    """Stop a worker made by ``reusable_session``, free its uid and remove its folders."""
     session.close()
-    submission.discard(session.submission)
 
 
 def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession, worker_name: str | None = None,

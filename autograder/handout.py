@@ -22,7 +22,8 @@ from .problem_support import support_path
 
 TOP = "attention-handout"
 STAFF_ONLY = ("build.py", "otter_bridge.py", "validation.py", "validate.py", "grade_all.py", "batch.py", "handout.py",
-              "gradescope", "emulate.py", "csv_report.py", "summary.py", "tools", "__pycache__", "*.pyc")
+              "csv_report.py", "summary.py", "gradescope_export.py", "roster.py", "upload_csv.py", "class_stats.py", "plots.py",
+              "summary_html.py", "regrade_diff.py", "gradescope", "emulate.py", "tools", "__pycache__", "*.pyc")
 IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?:png|jpg|jpeg|svg|gif))\"")
 
 README = """\

@@ -11,28 +11,26 @@ from __future__ import annotations
 import atexit
 from pathlib import Path
 
-from . import manifest, submission, time_rules, worker_memory
+from . import manifest, paths, submission, time_rules, worker_memory
 from .proxy import StudentModule
 from .sandbox.client import WorkerSession
 
 HARNESS_FOLDER = "_autograder_harness"
 DRIVER_NOTEBOOK = "grade_submission.ipynb"
 SHIPPED = {HARNESS_FOLDER, DRIVER_NOTEBOOK, "tests", ".OTTER_LOG", "__init__.py"}
+# On Gradescope: the zip (harness, reference, tests) and the results folder; the sandbox user reads neither.
+GRADESCOPE_PRIVATE = (Path("/autograder/source"), Path("/autograder/results"))
 
 
 def expose(submission_dir: str) -> dict[str, StudentModule]:
     """Stage the student's modules found in ``submission_dir`` and return a proxy per module."""
     assignment = manifest.load()
     located = submission.locate(Path(submission_dir), assignment.modules, exclude=SHIPPED)
-    staged = submission.stage(located)
-    session = WorkerSession(staged, memory_mb=worker_memory.choose(assignment).mb)
+    private = tuple(p for p in GRADESCOPE_PRIVATE if p.exists()) + (paths.ROOT,)
+    session = WorkerSession(memory_mb=worker_memory.choose(assignment).mb, private=private)
+    session.switch(session.stage(located))
     session.start()
-
-    def cleanup() -> None:
-        session.close()
-        submission.discard(staged)
-
-    atexit.register(cleanup)
+    atexit.register(session.close)
     guard = time_rules.CallGuard(deadline=time_rules.inherited_deadline())
     for p in assignment.problems:
         session.set_budget(p.module, time_rules.problem_budget(p))

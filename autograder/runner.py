@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .calls import collecting_mistakes, mistakes_shown
 from .checks import REVEAL
 from .manifest import ManifestError, Problem
+from .sandbox.client import SandboxFault
 from .scores import TestResult
 
 
@@ -62,15 +64,19 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
     kwargs = {p: env if p == "env" else env.get(p) for p in params}
     token = REVEAL.set(not spec.hidden)
     start = time.perf_counter()
-    try:
-        spec.func(**kwargs)
-        passed, message = True, ""
-    except AssertionError as exc:
-        passed, message = False, str(exc) or "a check failed"
-    except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        passed = False
-        message = f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line {where.lineno})"
-    finally:
-        REVEAL.reset(token)
-    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start)
+    with collecting_mistakes() as offered:
+        try:
+            spec.func(**kwargs)
+            passed, message = True, ""
+        except AssertionError as exc:
+            passed, message = False, str(exc) or "a check failed"
+        except SandboxFault:
+            raise  # the grader's machine failed, not the student: no test may score it
+        except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            passed = False
+            message = f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line {where.lineno})"
+        finally:
+            REVEAL.reset(token)
+    mistakes = [] if passed else mistakes_shown(message, offered)
+    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start, mistakes)

@@ -16,6 +16,8 @@ class TestResult:
     passed: bool
     message: str = ""
     seconds: float = 0.0
+    # Known mistakes (file names under assignments/<problem>/mistakes/) whose hint the failure message shows.
+    mistakes: list[str] = field(default_factory=list)
 
     @property
     def points(self) -> float:
@@ -69,3 +71,12 @@ class GradeReport:
     def to_dict(self) -> dict:
         """A plain dict (for caching and tests)."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> GradeReport:
+        """The inverse of ``to_dict``; records written before a field existed get its default."""
+        problems = []
+        for p in data["problems"]:
+            tests = [TestResult(**t) for t in p["tests"]]
+            problems.append(ProblemResult(p["module"], p["title"], tests, p.get("status", "ok"), p.get("output", "")))
+        return cls(data["submission"], problems, list(data.get("notes", [])), float(data.get("seconds", 0.0)))

@@ -3,22 +3,29 @@
 Only the expected module names are ever read; everything else is listed as ignored and
 never extracted. Zip entries are read one by one with a size cap, so a zip bomb or a
 path like ``../x`` cannot do harm; symlinks are refused so nothing outside the submission
-(the reference, say) can be pulled in.
+(the reference, say) can be pulled in. A submission may also be a folder inside a zip
+(``export.zip/submission_1``: a Gradescope export read in place), and a submission holding
+no module file but one zip is read from that zip (one level deep, through the same caps).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import shutil
 import stat
-import tempfile
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 MAX_MODULE_BYTES = 1 << 20
 MAX_ZIP_ENTRIES = 10_000
+MAX_NESTED_ZIP_BYTES = 64 << 20  # a zip inside a zip is read into memory, so it has a cap of its own
 SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
+ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError)
+NOT_FOUND = " was not found in the submission"
 
 
 class SubmissionError(Exception):
@@ -35,22 +42,77 @@ class Located:
     root: str = ""
 
 
+@dataclass
+class _Tree:
+    """The files of a submission: their relative names, how to read one, how to open one that is a zip."""
+
+    label: str
+    entries: list[str]
+    read: Callable[[str], bytes]
+    open_zip: Callable[[str], contextlib.AbstractContextManager[zipfile.ZipFile]]
+
+
 def locate(path: Path, modules: list[str], exclude: set[str] = frozenset()) -> Located:
     """Read the module files of the submission at ``path``; top-level names in ``exclude`` are not the student's."""
     path = Path(path)
     if path.is_dir():
         entries = [e for e in _dir_entries(path) if e.split("/")[0] not in exclude]
-        return _from_entries(entries, modules, lambda e: _read_file(path / e), str(path))
+        return _locate_in(_Tree(str(path), entries, lambda e: _read_file(path / e), lambda e: _open_zip_file(path / e)), modules)
     if path.is_file() and zipfile.is_zipfile(path):
-        try:
-            with zipfile.ZipFile(path) as zf:
-                infos = {i.filename: i for i in zf.infolist()[:MAX_ZIP_ENTRIES] if not i.is_dir()}
-                return _from_entries(list(infos), modules, lambda e: _read_zip_entry(zf, infos[e]), str(path))
-        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError) as exc:
-            raise SubmissionError(f"{path.name} is not a readable zip file ({exc}); re-create it and submit again") from None
+        return _locate_in_zip_file(path, "", modules, str(path))
     if path.is_file():
         raise SubmissionError(f"{path.name} is neither a folder nor a .zip; submit a zip of the six module files")
+    inside = _enclosing_zip(path)
+    if inside is not None:
+        return _locate_in_zip_file(inside[0], inside[1], modules, str(path))
     raise SubmissionError(f"{path} does not exist")
+
+
+def _enclosing_zip(path: Path) -> tuple[Path, str] | None:
+    """For ``a.zip/some/folder``: the zip file and the folder's prefix inside it (``some/folder/``)."""
+    for parent in path.parents:
+        if parent.is_file():
+            return (parent, path.relative_to(parent).as_posix() + "/") if zipfile.is_zipfile(parent) else None
+    return None
+
+
+def _locate_in_zip_file(zip_path: Path, prefix: str, modules: list[str], label: str) -> Located:
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            return _locate_in(_zip_tree(zf, prefix, label), modules)
+    except ZIP_ERRORS as exc:
+        raise SubmissionError(f"{zip_path.name} is not a readable zip file ({exc}); re-create it and submit again") from None
+
+
+def _zip_tree(zf: zipfile.ZipFile, prefix: str, label: str) -> _Tree:
+    """The files of ``zf`` under ``prefix`` (the whole zip for ``""``), at most MAX_ZIP_ENTRIES of them."""
+    under = [i for i in zf.infolist() if i.filename.startswith(prefix)]
+    if prefix and not under:
+        raise SubmissionError(f"{label} does not exist (no {prefix} in the zip)")
+    infos = {i.filename[len(prefix):]: i for i in under[:MAX_ZIP_ENTRIES] if not i.is_dir()}
+    return _Tree(label, list(infos), lambda e: _read_zip_entry(zf, infos[e]), lambda e: _open_zip_entry(zf, infos[e]))
+
+
+def _locate_in(tree: _Tree, modules: list[str]) -> Located:
+    """The modules of ``tree``; with none at all but a single zip at its top level, those of that zip."""
+    located = _from_entries(tree.entries, modules, tree.read, tree.label)
+    inner = _single_zip(tree.entries)
+    if located.sources or inner is None or not all(p.endswith(NOT_FOUND) for p in located.problems.values()):
+        return located
+    try:
+        with tree.open_zip(inner) as zf:
+            nested = _zip_tree(zf, "", f"{tree.label}/{inner}")
+            found = _from_entries(nested.entries, modules, nested.read, nested.label)
+    except (ValueError, SubmissionError, *ZIP_ERRORS) as exc:
+        located.ignored = [e if e != inner else f"{inner} (could not be read: it {exc})" for e in located.ignored]
+        return located
+    found.ignored = [e for e in located.ignored if e != inner] + [f"{inner}/{e}" for e in found.ignored]
+    return found
+
+
+def _single_zip(entries: list[str]) -> str | None:
+    zips = [e for e in entries if "/" not in e and e.lower().endswith(".zip") and not _is_noise(e)]
+    return zips[0] if len(zips) == 1 else None
 
 
 def _dir_entries(root: Path) -> list[str]:
@@ -74,16 +136,33 @@ def _read_file(path: Path) -> bytes:
         return f.read(MAX_MODULE_BYTES + 1)
 
 
-def _read_zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+def _read_zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int = MAX_MODULE_BYTES) -> bytes:
     if stat.S_ISLNK(info.external_attr >> 16):
         raise ValueError("is a symbolic link inside the zip")
-    if info.file_size > MAX_MODULE_BYTES:
-        raise ValueError(f"unpacks to {info.file_size} bytes, more than the {MAX_MODULE_BYTES} allowed")
+    if info.file_size > limit:
+        raise ValueError(f"unpacks to {info.file_size} bytes, more than the {limit} allowed")
     with zf.open(info) as f:
-        data = f.read(MAX_MODULE_BYTES + 1)
-    if len(data) > MAX_MODULE_BYTES:
-        raise ValueError(f"unpacks to more than the {MAX_MODULE_BYTES} bytes allowed")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"unpacks to more than the {limit} bytes allowed")
     return data
+
+
+@contextlib.contextmanager
+def _open_zip_file(path: Path) -> Iterator[zipfile.ZipFile]:
+    """A zip inside a submission folder, opened without following links."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        raise ValueError("is a link or a special file, not a regular file")
+    with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NOFOLLOW)) as f, zipfile.ZipFile(f) as zf:
+        yield zf
+
+
+@contextlib.contextmanager
+def _open_zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[zipfile.ZipFile]:
+    """A zip inside a zip, read into memory through its own size cap."""
+    with zipfile.ZipFile(io.BytesIO(_read_zip_entry(zf, info, MAX_NESTED_ZIP_BYTES))) as inner:
+        yield inner
 
 
 def _unsafe(entry: str) -> bool:
@@ -110,11 +189,11 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
     for module in modules:
         entry = prefix + f"{module}.py"
         if entry not in safe:
-            located.problems[module] = f"{module}.py was not found in the submission"
+            located.problems[module] = f"{module}.py{NOT_FOUND}"
             continue
         try:
             located.sources[module] = read(entry)
-        except (ValueError, OSError, zipfile.BadZipFile, RuntimeError) as exc:
+        except (ValueError, *ZIP_ERRORS) as exc:
             located.problems[module] = f"{entry} could not be read: it {exc}"
     used = {prefix + f"{m}.py" for m in modules}  # a module that could not be read is reported as a problem, not as ignored
     located.ignored += sorted(e for e in safe if e not in used and not _is_noise(e))
@@ -126,9 +205,10 @@ def _is_noise(entry: str) -> bool:
     return any(p in SKIPPED_FOLDERS for p in parts) or parts[-1] in (".DS_Store",)
 
 
-def stage(located: Located, parent: Path | None = None) -> Path:
-    """Write the found modules, and nothing else, to a fresh folder (under ``parent``) the worker may read."""
-    folder = Path(tempfile.mkdtemp(prefix="autograder-submission-", dir=parent))
+def stage(located: Located, parent: Path, name: str) -> Path:
+    """Write the found modules, and nothing else, to a new folder ``parent/name``."""
+    folder = Path(parent) / name
+    folder.mkdir()
     os.chmod(folder, 0o755)
     for module, source in located.sources.items():
         target = folder / f"{module}.py"

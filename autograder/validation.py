@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from . import solutions, submission, templating
 from .grading import grade_problem
@@ -55,10 +54,9 @@ def grade_variants(problem: Problem, variants: list[tuple[str, str, str]] | None
     tests = load_tests(problem, include_hidden=True)
     names = {label: f"{problem.module}__{re.sub(r'[^0-9a-zA-Z_]', '_', label)}" for label, _, _ in variants}
     located = submission.Located(sources={names[label]: source.encode() for label, _, source in variants})
-    staged = submission.stage(located)
-    session = WorkerSession(Path(staged), memory_mb=problem.limits.memory_mb, start_now=True)
+    session = WorkerSession(memory_mb=problem.limits.memory_mb, start_now=True)
     try:
+        session.switch(session.stage(located))
         return [Outcome(label, kind, grade_problem(problem, tests, session, worker_name=names[label])) for label, kind, _ in variants]
     finally:
         session.close()
-        submission.discard(staged)

@@ -16,13 +16,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import grading, manifest, paths, submission, worker_memory  # noqa: E402
+from autograder import grading, manifest, paths, worker_memory  # noqa: E402
 from autograder.cgroupfs import MemoryLimit  # noqa: E402
 from autograder.sandbox.client import WorkerSession  # noqa: E402
 
 
 def starts(memory_mb: int) -> bool:
-    session = WorkerSession(submission.stage(submission.Located()), memory_mb=memory_mb, start_now=True)
+    session = WorkerSession(memory_mb=memory_mb, start_now=True)
     try:
         session.start()
         return session._ensure_ready() is not None
@@ -33,7 +33,7 @@ def starts(memory_mb: int) -> bool:
 
 
 def resident_after_start(memory_mb: int) -> float:
-    session = WorkerSession(submission.stage(submission.Located()), memory_mb=memory_mb, start_now=True)
+    session = WorkerSession(memory_mb=memory_mb, start_now=True)
     try:
         return max(_rss_mb(p) for p in _descendants(session._ensure_ready().proc.pid))
     finally:
@@ -59,7 +59,7 @@ def _rss_mb(pid: int) -> float:
 
 def reference_full(memory_mb: int) -> bool:
     assignment = manifest.load()
-    session = WorkerSession(submission.stage(submission.Located()), memory_mb=memory_mb, start_now=True)
+    session = WorkerSession(memory_mb=memory_mb, start_now=True)
     try:
         report = grading.grade(paths.REFERENCE, assignment, session=session)
         return report.points == report.max_points

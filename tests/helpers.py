@@ -9,7 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from autograder import manifest, paths
+from autograder import manifest, paths, scores
+from autograder.scores import GradeReport, ProblemResult
 
 ROOT = paths.ROOT
 
@@ -48,3 +49,26 @@ def problem_totals(results: dict) -> dict[str, float]:
     from autograder.tools.score_table import problem_totals as totals
 
     return {m: s for m, (s, _) in totals(results, manifest.load().modules).items()}
+
+
+def one_problem_root(tmp_path: Path, module: str, name: str = "root") -> Path:
+    """A copy of the project inputs whose manifest lists only ``module`` (use it as AUTOGRADER_ROOT)."""
+    root = tmp_path / name
+    shutil.copytree(paths.ASSIGNMENTS / module, root / "assignments" / module)
+    for folder in ("reference", "student_template"):
+        (root / folder).mkdir(parents=True)
+        shutil.copy(paths.ROOT / folder / f"{module}.py", root / folder / f"{module}.py")
+    points = (paths.ASSIGNMENTS / module / "problem.yaml").read_text().split("points:")[1].split()[0]
+    (root / "assignments" / "assignment.yaml").write_text(
+        f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {points}\nproblems:\n  - {module}\n')
+    return root
+
+
+def make_report(name: str, problems: dict[str, list[tuple]], seconds: float = 1.0, notes: tuple[str, ...] = ()) -> GradeReport:
+    """A score record: ``{module: [(test, points, passed, mistakes...), ...]}``; no problems means the grader failed."""
+    made = []
+    for module, tests in problems.items():
+        made.append(ProblemResult(module, module.title(), [
+            scores.TestResult(module, test, float(points), False, passed, "" if passed else "wrong", 0.1, list(mistakes))
+            for test, points, passed, *mistakes in tests]))
+    return GradeReport(name, made, list(notes), seconds)

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from autograder import batch, manifest, paths
-from tests.helpers import reference_submission, zip_folder
+from tests.helpers import make_report, reference_submission, zip_folder
 
 
 def make_dir(root, modules):
@@ -117,16 +117,38 @@ def test_a_missing_result_is_graded_again_and_a_grader_crash_gets_a_row(tmp_path
     assert json.loads((out.parent / "results" / "ref.json").read_text())["score"] == 0
 
 
-@pytest.mark.parametrize("tty", [False, True])
-def test_progress_lines_and_bar(tty):
-    class Stream(io.StringIO):
-        def isatty(self):
-            return tty
+class Stream(io.StringIO):
+    def __init__(self, tty):
+        super().__init__()
+        self.tty = tty
 
-    stream = Stream()
+    def isatty(self):
+        return self.tty
+
+
+def test_progress_on_a_terminal_is_one_bar_redrawn_in_place():
+    stream = Stream(tty=True)
     progress = batch.Progress(2, stream)
-    report = batch.GradeReport("x", [], ["n"], 1.0)
+    report = make_report("x", {"m": [("t", 1, True)]})
     progress.update("a", report)
     progress.update("b", report)
     text = stream.getvalue()
-    assert ("\r[" in text and "2/2" in text and "/min" in text and "s left" in text) if tty else text.count("\n") == 2 and "[2/2] b" in text
+    assert text.count("\r[") == 2 and text.count("\n") == 1 and "2/2" in text and "/min" in text and " left" in text
+
+
+def test_progress_in_a_pipe_is_at_most_ten_lines_plus_the_grader_errors():
+    stream = Stream(tty=False)
+    progress = batch.Progress(100, stream)
+    for i in range(100):
+        failed = i == 41
+        progress.update(f"student_{i}", make_report("x", {} if failed else {"m": [("t", 1, True)]}, notes=("grader error: boom",)))
+    lines = stream.getvalue().splitlines()
+    assert [line for line in lines if "student_" in line] == ["grader error on student_41: grader error: boom"]
+    steps = [line for line in lines if line.startswith("[")]
+    assert [line.split()[0] for line in steps] == [f"[{n}/100]" for n in range(10, 101, 10)]
+    assert all("/min" in line and " left" in line for line in steps)
+
+
+@pytest.mark.parametrize(("seconds", "shown"), [(4.4, "4 s"), (61, "1 min 01 s"), (3725, "1 h 02 min")])
+def test_time_left_reads_naturally(seconds, shown):
+    assert batch.readable_duration(seconds) == shown

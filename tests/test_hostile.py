@@ -2,7 +2,12 @@
 
 Every case is a real submission graded by ``python -m autograder grade SUB --out OUT`` in a
 process of its own, from a private copy of the project (so the tree the grader runs from can
-be checked for changes while other work goes on in the real one). A case is either the
+be checked for changes while other work goes on in the real one), in every sandbox mode this
+machine can produce (``hostile/modes.py``: bubblewrap; root without namespaces, with and without
+Landlock and seccomp; an unprivileged user, with and without them). Cases whose defence does not
+depend on the mode (submission shapes, exits, garbage, comparisons) are graded in the strongest
+mode only. An attack a mode cannot stop is an expected failure naming the reason, listed in
+``CANNOT_STOP`` and in docs/threat_model.md under that mode. A case is either the
 reference modules with ONE module replaced by a hostile one (``hostile/modules/<case>.py``
 appended to the reference ``qkv_arithmetic.py``, so only what it redefines misbehaves), or a
 submission *shape* built by ``hostile/submissions.py``. A session fixture grades the cases a
@@ -28,6 +33,7 @@ import secrets
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -37,21 +43,29 @@ import pytest
 import yaml
 
 from autograder import grading, manifest
-from autograder.sandbox import policy
+from autograder.sandbox import policy, runtime
 
 REPO = Path(__file__).resolve().parents[1]
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 MODULES = HOSTILE / "modules"
-_spec = importlib.util.spec_from_file_location("hostile_submissions", HOSTILE / "submissions.py")
-submissions = sys.modules.setdefault("hostile_submissions", importlib.util.module_from_spec(_spec))
-_spec.loader.exec_module(submissions)
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"hostile_{name}", HOSTILE / f"{name}.py")
+    module = sys.modules.setdefault(f"hostile_{name}", importlib.util.module_from_spec(spec))
+    spec.loader.exec_module(module)
+    return module
+
+
+submissions = _load("submissions")
+modes = _load("modes")
 HOST = "qkv_arithmetic"          # the smallest problem hosts the hostile code
 CALL_SECONDS = 3                 # the host's per-call limit in the private copy (keeps timeouts cheap)
 RESTART_SECONDS = 20             # what one worker (re)start may take on a loaded 2-core machine
 POOL = 3                         # submissions graded at once (the machine has 2 cores; much of it is waiting)
 SKIP_DIRS = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache"}
-PROTECTIONS = policy.detect()
-SANDBOXED = bool(PROTECTIONS.bwrap) and (PROTECTIONS.drop_user or not PROTECTIONS.is_root)
+MODES = modes.available()
+STRONGEST = MODES[0]
 
 
 @dataclass(frozen=True)
@@ -63,8 +77,10 @@ class Case:
     says: tuple[str, ...] = ()      # patterns the student must read in the host problem's failed tests (or the notes)
     shape: bool = False             # built by hostile/submissions.py rather than a module override
     others: str = "full"            # what every other problem must keep
-    sandbox: bool = True            # meaningful only with bubblewrap and a dropped user
-    exclusive: bool = False         # uses machine-wide resources (processes of the sandbox user, memory): run alone
+    sandbox: bool = True            # its defence depends on the sandbox mode: graded in every mode, not only the strongest
+    exclusive: bool = False         # uses much of the machine's memory: graded alone
+    damages: bool = False           # where it succeeds it spoils the lab for later cases: its own lab in the weakest modes
+    per_user: bool = False          # spends a per-user limit (processes): graded alone where the grader is not root
     slow: bool = False              # waits for time limits: start early
     full: bool = False              # graded against every problem of the manifest, not just the host and one witness
     exact: bool = True              # the host gets exactly its honest score (not only at most)
@@ -79,30 +95,33 @@ CASES = [
     # Forgery: the grader alone writes results.json, and it never reads the student's words as results.
     Case("forge_files", "twin", (CALL, r"expected a tensor of shape \(3, 2\), got None")),
     Case("forge_detached", "twin", (CALL, r"got None")),
-    Case("forge_stdout", "twin", (CALL, r"got None")),
-    Case("forge_reply_pipe", "twin", (CALL, r"sent back something unreadable|could not be read")),
+    Case("forge_stdout", "twin", (CALL, r"got None"), sandbox=False),
+    Case("forge_reply_pipe", "twin", (CALL, r"sent back something unreadable|could not be read"), sandbox=False),
     # Comparison tampering: comparisons happen in the grader, on plain data.
-    Case("tamper_patch_checks", "twin", (CALL, r"entries differ"), full=True),
-    Case("tamper_global_state", "twin", (CALL, r"got None"), full=True),
-    Case("tamper_tensor_subclass", "twin", (CALL, r"entries differ")),
-    Case("tamper_ndarray_subclass", "twin", (CALL, r"entries differ")),
+    Case("tamper_patch_checks", "twin", (CALL, r"entries differ"), full=True, sandbox=False),
+    Case("tamper_global_state", "twin", (CALL, r"got None"), full=True, sandbox=False),
+    Case("tamper_tensor_subclass", "twin", (CALL, r"entries differ"), sandbox=False),
+    Case("tamper_ndarray_subclass", "twin", (CALL, r"entries differ"), sandbox=False),
     # Stealing: the reference and the tests are not visible from the sandbox.
     Case("steal_search", "twin", (CALL, r"entries differ")),
+    Case("steal_disk", "twin", (CALL, r"entries differ")),
     Case("symlink_dir", "zero", (r"qkv_arithmetic\.py could not be read: it is a link",), shape=True, sandbox=False),
     Case("symlink_folder", "zero", (r"qkv_arithmetic\.py was not found",), shape=True, others="zero", sandbox=False),
     Case("symlink_zip", "zero", (r"qkv_arithmetic\.py could not be read: it is a symbolic link",), shape=True, sandbox=False),
     # Attacking the grader.
     Case("attack_kill", "twin", (CALL, r"killed by signal SIG(TERM|KILL)"), slow=True, exact=False, full=True),
-    Case("attack_write", "twin", (CALL, r"got None")),
+    Case("attack_write", "twin", (CALL, r"got None"), damages=True),
+    Case("plant_pth", "twin", (CALL, r"got None"), damages=True),
     # Resource abuse.
-    Case("res_busy_loop", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True),
+    Case("res_busy_loop", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True, sandbox=False),
     Case("res_ignore_signals", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True),
-    Case("res_sleep", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True),
-    Case("res_import_hang", "zero", (r"qkv_arithmetic\.py could not be imported: .*did not finish within 3 s",), slow=True),
+    Case("res_sleep", "twin", (CALL, r"did not finish within the time limit of 3 s and was stopped"), slow=True, sandbox=False),
+    Case("res_import_hang", "zero", (r"qkv_arithmetic\.py could not be imported: .*did not finish within 3 s",), slow=True, sandbox=False),
     Case("res_memory", "twin", (CALL, r"raised MemoryError", r"raised RuntimeError: .*alloc"), exclusive=True),
-    Case("res_fork_bomb", "twin", (CALL, r"got None"), exclusive=True, full=True),
-    Case("res_print_flood", "twin", (CALL, r"got None")),
-    Case("res_fill_tmp", "twin", (CALL, r"got None")),
+    Case("res_fork_bomb", "twin", (CALL, r"got None"), full=True, per_user=True),
+    Case("res_setsid_children", "twin", (CALL, r"got None"), exclusive=True),
+    Case("res_print_flood", "twin", (CALL, r"got None"), sandbox=False),
+    Case("res_fill_tmp", "twin", (CALL, r"got None|wrote more than \d+ MB of files")),
     # Exits.
     Case("exit_import_sys", "zero", (r"qkv_arithmetic\.py could not be imported: SystemExit: All tests passed",), sandbox=False),
     Case("exit_import_os", "zero", (r"qkv_arithmetic\.py could not be imported: the process exited with status 3",), sandbox=False),
@@ -144,13 +163,17 @@ TWIN_OVERRIDE = b"\n\ndef argmax_attention(Q, K, V):\n    raise NotImplementedEr
 
 @dataclass
 class Lab:
-    """The private project copy the grader runs from, and the honest baselines."""
+    """A private project copy for one mode, the Python its grader runs, and the honest baselines."""
 
     root: Path
     project: Path
+    mode: modes.Mode
     assignment: manifest.Assignment
     sources: dict[str, bytes]
     snapshot: dict
+    uid: int | None = None          # the grader's uid in the "user" modes (the suite runs as root)
+    python: str = sys.executable
+    python_env: dict[str, str] = field(default_factory=dict)
     full: dict[str, float] = field(default_factory=dict)
     twin_score: float = -1.0
     reference_seconds: float = 0.0
@@ -161,6 +184,14 @@ class Lab:
         worker restart per stopped call)."""
         host_only = dataclasses.replace(self.assignment, problems=(self.assignment.problem(HOST),))
         return 3 * self.reference_seconds + 30 + grading.time_bound(host_only, RESTART_SECONDS)
+
+    def folder(self, path: Path) -> Path:
+        """Make ``path`` (a new folder, with any missing parents) and give them to the lab's grader user."""
+        missing = [p for p in [path, *path.parents] if not p.exists()]
+        path.mkdir(parents=True)
+        for made in missing if self.uid is not None else []:
+            os.chown(made, self.uid, self.uid)
+        return path
 
 
 @dataclass
@@ -199,16 +230,17 @@ class Outcome:
     grader_tmp_left: list[str]     # apart from torch's own cache folder of the grader process
     processes: list[str]
     host_tmp_hits: list[str]
-    autograder_dir_before: bool
-    autograder_dir_after: bool
+    autograder_hits: list[str]       # files under /autograder that carry the case's marker
+    python_before: dict
+    python_after: dict
     again: Run | None = None
 
 
-def snapshot(root: Path) -> dict[str, tuple]:
+def snapshot(root: Path, skip: set[str] = SKIP_DIRS) -> dict[str, tuple]:
     """(kind, mtime, size) of every path under ``root`` (directories by presence only), skipping caches and the venv."""
     found: dict[str, tuple] = {}
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
+        dirnames[:] = [d for d in dirnames if d not in skip]
         for name in dirnames + filenames:
             path = Path(dirpath, name)
             info = path.lstat()
@@ -217,14 +249,26 @@ def snapshot(root: Path) -> dict[str, tuple]:
     return found
 
 
+def python_snapshot(lab: Lab) -> dict[str, tuple]:
+    """The top folders of the lab's Python install and its site-packages (where planted code would go)."""
+    code = "import json, site, sys; print(json.dumps(sorted({sys.prefix, sys.base_prefix, *site.getsitepackages()})))"
+    proc = subprocess.run([lab.python, "-I", "-c", code], env=dict(lab.python_env, PATH="/usr/bin:/bin"), capture_output=True, text=True, timeout=60)
+    found = {}
+    for folder in json.loads(proc.stdout):
+        for sub in (Path(folder), Path(folder) / "bin", Path(folder) / "lib"):
+            if sub.is_dir():
+                found.update({f"{sub}/{e.name}": (e.stat(follow_symlinks=False).st_mtime_ns,) for e in os.scandir(sub)})
+    return found
+
+
 def marked_processes(marker: str) -> list[str]:
-    """Processes whose command line or environment carries ``marker``."""
+    """Processes whose command line, environment or name carries ``marker``."""
     token = marker.encode()
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
-        for what in ("cmdline", "environ"):
+        for what in ("cmdline", "environ", "comm"):
             try:
                 data = Path(f"/proc/{pid}/{what}").read_bytes()
             except OSError:
@@ -235,8 +279,22 @@ def marked_processes(marker: str) -> list[str]:
     return found
 
 
+def autograder_hits(marker: str) -> list[str]:
+    """Files under /autograder (Gradescope's layout, which a forger would aim at) named after or holding ``marker``."""
+    hits = []
+    for dirpath, _dirnames, filenames in os.walk("/autograder"):
+        for name in filenames:
+            path = os.path.join(dirpath, name)
+            try:
+                if marker in name or (os.path.getsize(path) < 1 << 20 and marker in Path(path).read_text(errors="replace")):
+                    hits.append(path)
+            except OSError:
+                continue
+    return hits
+
+
 def host_tmp_hits(marker: str) -> list[str]:
-    hits = [str(p) for p in Path("/tmp").iterdir() if marker in p.name]
+    hits = [str(p) for folder in ("/tmp", "/var/tmp", "/dev/shm") for p in Path(folder).iterdir() if marker in p.name]
     for name in ("/tmp/results.json", "/autograder/results/results.json"):
         try:
             if marker in Path(name).read_text(errors="replace"):
@@ -246,13 +304,18 @@ def host_tmp_hits(marker: str) -> list[str]:
     return hits
 
 
-def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path, measure: bool = False) -> Run:
-    """``python -m autograder grade`` in a process of its own, from the project copy."""
+def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path, measure: bool = False, command: str = "grade") -> Run:
+    """``python -m autograder grade`` (or ``grade-all``) in a process of its own, from the project copy, in the lab's mode."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "PYTEST_"))}
-    env.update(TMPDIR=str(tmpdir), PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, *(["-c", MEASURED] if measure else ["-m", "autograder"]), "grade", str(submission), "--out", str(out), "-q"]
+    env.update({**lab.python_env, **lab.mode.env}, TMPDIR=str(tmpdir), PYTHONDONTWRITEBYTECODE="1")
+    if lab.uid is not None:
+        env.update(HOME=str(lab.root), USER="grader", LOGNAME="grader")
+    graded = submission if command == "grade" else submission.parent  # grade-all takes the folder that holds it
+    args = [command, str(graded), "--out", str(out)] + (["-q"] if command == "grade" else ["--jobs", "1"])
+    cmd = [lab.python, *(["-c", MEASURED] if measure else ["-m", "autograder"]), *args]
+    user = {} if lab.uid is None else {"user": lab.uid, "group": lab.uid, "extra_groups": []}
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=lab.project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen(cmd, cwd=lab.project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, **user)
     try:
         stdout, stderr = proc.communicate(timeout=lab.bound())
         timed_out = False
@@ -261,7 +324,8 @@ def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path, measure: bool = F
         stdout, stderr = proc.communicate()
         timed_out = True
     seconds = time.monotonic() - start
-    raw = out.read_bytes() if out.is_file() else b""
+    results_file = out if command == "grade" else out.parent / "results" / f"{submission.name}.json"
+    raw = results_file.read_bytes() if results_file.is_file() else b""
     try:
         results = json.loads(raw)
     except ValueError:
@@ -283,44 +347,49 @@ def module_source(lab: Lab, case: Case, marker: str, scratch: Path, out: Path) -
 
 
 def build(lab: Lab, case: Case, marker: str, folder: Path, scratch: Path, out: Path) -> Path:
-    folder.mkdir(parents=True)
+    lab.folder(folder)
     if case.shape:
         ctx = submissions.Context(marker=marker, scratch=scratch, project=lab.project)
-        return submissions.BUILDERS[case.name](folder, dict(lab.sources), ctx)
-    sub = folder / "submission"
-    sub.mkdir()
-    for module, source in lab.sources.items():
-        (sub / f"{module}.py").write_bytes(source)
-    (sub / f"{HOST}.py").write_bytes(module_source(lab, case, marker, scratch, out))
-    return sub
+        built = submissions.BUILDERS[case.name](folder, dict(lab.sources), ctx)
+    else:
+        built = folder / "submission"
+        built.mkdir()
+        for module, source in lab.sources.items():
+            (built / f"{module}.py").write_bytes(source)
+        (built / f"{HOST}.py").write_bytes(module_source(lab, case, marker, scratch, out))
+    if lab.uid is not None:
+        modes.chown_tree(folder, lab.uid)
+    return built
 
 
 def run_case(lab: Lab, case: Case) -> Outcome:
     """Build, grade and inspect one case."""
     root = lab.root / "cases" / case.name
     marker = f"hx{secrets.token_hex(6)}"
-    scratch, out_dir, tmpdir = root / "scratch", root / "out", root / "tmp"
-    for folder in (scratch, out_dir, tmpdir):
-        folder.mkdir(parents=True)
+    scratch, out_dir, tmpdir = lab.folder(root / "scratch"), lab.folder(root / "out"), lab.folder(root / "tmp")
     (scratch / "keep.txt").write_text("scratch\n")
     (out_dir / "previous.txt").write_text("something the grader must leave alone\n")
-    out = out_dir / "results.json"
+    out = out_dir / ("results.json" if case.name != "plant_pth" else "grades.csv")
     submission = build(lab, case, marker, root / "build", scratch, out)
-    out_before, scratch_before = snapshot(out_dir), snapshot(scratch)
-    autograder_before = os.path.exists("/autograder")
-    run = grade(lab, submission, out, tmpdir, measure=bool(case.peak_mb))
+    out_before, scratch_before, python_before = snapshot(out_dir), snapshot(scratch), python_snapshot(lab)
+    command = "grade-all" if case.name == "plant_pth" else "grade"
+    run = grade(lab, submission, out, tmpdir, measure=bool(case.peak_mb), command=command)
     outcome = Outcome(
         case, lab, marker, run, out_before, snapshot(out_dir), scratch_before, snapshot(scratch),
         sorted(p for p in os.listdir(tmpdir) if not p.startswith("torchinductor_")), marked_processes(marker), host_tmp_hits(marker),
-        autograder_before, os.path.exists("/autograder"),
+        autograder_hits(marker), python_before, python_snapshot(lab),
     )
     if case.name in TWICE:
         outcome.again = grade(lab, submission, out_dir / "again.json", tmpdir)
+    if case.name == "plant_pth":  # the next grader process, on an honest submission that loses points
+        outcome.again = grade(lab, lab.root / "baseline" / "twin", out_dir / "next.json", tmpdir)
     return outcome
 
 
-def _make_lab(root: Path, lean: bool) -> Lab:
+def _make_lab(root: Path, lean: bool, mode: modes.Mode, uid: int | None = None) -> Lab:
     """Copy the project; lower the host's call limit; a lean lab lists only the host and the next problem."""
+    if uid is not None:
+        os.chown(root, uid, uid)
     project = root / "project"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for name in ("autograder", "assignments", "reference"):
@@ -342,26 +411,33 @@ def _make_lab(root: Path, lean: bool) -> Lab:
         manifest_path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     assignment = manifest.load(manifest_path)
     sources = {m: (project / "reference" / f"{m}.py").read_bytes() for m in assignment.modules}
-    lab = Lab(root, project, assignment, sources, snapshot(project))
+    lab = Lab(root, project, mode, assignment, sources, {}, uid)
+    if uid is not None:
+        lab.python, lab.python_env = modes.user_python(root, uid)
+        modes.chown_tree(project, uid)
+    lab.snapshot = snapshot(project)
     lab.full = {p.module: p.points for p in assignment.problems}
     return lab
 
 
-def _baseline(lab: Lab, twin: bool) -> None:
-    """Grade the reference (full marks, timing) and the twin: the reference with argmax_attention broken honestly."""
-    for name, override in (("reference", b""), ("twin", TWIN_OVERRIDE))[: 2 if twin else 1]:
-        sub = lab.root / "baseline" / name
-        sub.mkdir(parents=True)
+def _baseline(lab: Lab, twin: bool, grade_them: bool = True) -> None:
+    """Write the reference and the twin (the reference with argmax_attention broken honestly); grade the reference
+    (full marks, timing) and, with ``twin``, the twin."""
+    for name, override in (("reference", b""), ("twin", TWIN_OVERRIDE)):
+        sub = lab.folder(lab.root / "baseline" / name)
         for module, source in lab.sources.items():
             (sub / f"{module}.py").write_bytes(source + (override if module == HOST else b""))
-        tmpdir = lab.root / "baseline" / f"{name}-tmp"
-        tmpdir.mkdir()
+        if lab.uid is not None:
+            modes.chown_tree(sub, lab.uid)
+        if not grade_them or (name == "twin" and not twin):
+            continue
+        tmpdir = lab.folder(lab.root / "baseline" / f"{name}-tmp")
         lab.reference_seconds = lab.reference_seconds or 120.0
         run = grade(lab, sub, lab.root / "baseline" / f"{name}.json", tmpdir)
-        assert run.results is not None, f"grading the {name} failed:\n{run.stderr}"
+        assert run.results is not None, f"grading the {name} in mode {lab.mode} failed:\n{run.stderr}"
         scores = problem_scores(run.results)
         if name == "reference":
-            assert scores == lab.full, f"the reference must get full marks: {scores} vs {lab.full}"
+            assert scores == lab.full, f"the reference must get full marks in mode {lab.mode}: {scores} vs {lab.full}\n{run.stderr}"
             lab.reference_seconds = run.seconds
         else:
             lab.twin_score = scores[HOST]
@@ -378,35 +454,144 @@ def problem_scores(results: dict) -> dict[str, float]:
     return scores
 
 
-def _selected(session: pytest.Session) -> list[Case]:
-    names = {item.callspec.params["case"].name for item in session.items
-             if hasattr(item, "callspec") and isinstance(item.callspec.params.get("case"), Case)}
-    return [c for c in CASES if c.name in names and (SANDBOXED or not c.sandbox)]
+# A "-bare" mode is its twin without Landlock and seccomp: only the cases those layers defend differ there.
+FILES_AND_SIGNALS = ("forge_files", "forge_detached", "steal_search", "steal_disk", "attack_write", "plant_pth", "res_fill_tmp", "attack_kill")
+# Where nothing separates student code from the grader's own user, these show what that costs (each spoils the lab).
+SAME_USER_SHOWCASE = ("steal_disk", "attack_kill", "attack_write", "plant_pth", "forge_detached")
+
+
+def graded_in(mode: modes.Mode) -> list[Case]:
+    """All cases in the strongest mode; elsewhere those whose defence depends on the mode (time limits are the same everywhere)."""
+    if mode is STRONGEST:
+        return list(CASES)
+    cases = [c for c in CASES if c.sandbox and (not c.slow or c.name in ("res_ignore_signals", "attack_kill"))]
+    if mode.name.endswith("-bare"):
+        cases = [c for c in cases if c.name in FILES_AND_SIGNALS]
+    if _lacks(mode) == "same-user":
+        cases = [c for c in cases if c.name in SAME_USER_SHOWCASE]
+    return cases
+
+
+# What each mode cannot stop: (layers the mode lacks, case) -> (the guarantees that fail, why). A mode lacks a layer when
+# its protections say so; docs/threat_model.md lists the same rows under "Modes and what they cannot stop".
+GUARANTEES = ("finishes", "honest", "contained", "explained")
+_STRAY = ("without Landlock or bubblewrap, a root grader hides only its own folders: a copy of the reference that any user "
+          "can read elsewhere on the machine (a second checkout, say) is readable by the sandbox uid too")
+_SHARED_TMP = ("without Landlock or bubblewrap, the sandbox uid can write the folders every user may write (/tmp, /var/tmp, "
+               "/dev/shm) while it runs; the grader deletes what it left there when the worker ends")
+_SAME = ("without Landlock or bubblewrap, student code runs as the grader's own user: it can read, write and signal "
+         "whatever the grader can")
+CANNOT_STOP: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
+    ("permissions", "steal_disk"): (("honest", "explained"), _STRAY),
+    ("permissions", "steal_search"): (("honest", "explained"), _STRAY),
+    ("permissions", "attack_write"): (("contained",), _SHARED_TMP),
+    ("same-user", "steal_disk"): (("honest", "explained"), _SAME),
+    ("same-user", "attack_kill"): (GUARANTEES, _SAME),
+    ("same-user", "attack_write"): (("honest", "contained", "explained"), _SAME),
+    ("same-user", "plant_pth"): (("honest", "contained"), _SAME),
+    ("same-user", "forge_detached"): (("contained",), _SAME),
+    ("same-user", "project"): (("contained",), _SAME),
+}
+
+
+def _lacks(mode: modes.Mode) -> str:
+    """'same-user' when nothing keeps student code from the grader's user, 'permissions' when only a uid of its own does."""
+    p = mode.protections
+    if p.bwrap or (p.landlock and (p.is_root or p.landlock >= 6)):
+        return ""
+    return "permissions" if p.is_root else "same-user"
+
+
+PAIRS = [(m, c) for m in MODES for c in graded_in(m)]
+
+
+def _expected_failure(mode: modes.Mode, what: str, guarantee: str) -> list:
+    """An xfail mark when ``mode`` cannot keep ``guarantee`` for ``what`` (a case's name, or 'project'), else none."""
+    found = CANNOT_STOP.get((_lacks(mode), what))
+    if not found or guarantee not in found[0]:
+        return []
+    return [pytest.mark.xfail(reason=f"mode {mode} cannot stop it: {found[1]}", strict=True)]
+
+
+def _params(guarantee: str, cases=None) -> list:
+    return [pytest.param(mode, case, id=f"{mode}-{case}", marks=_expected_failure(mode, case.name, guarantee))
+            for mode, case in PAIRS if cases is None or case in cases]
+
+
+def _selected(session: pytest.Session) -> list[tuple[modes.Mode, Case]]:
+    chosen = set()
+    for item in session.items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if isinstance(params.get("case"), Case) and isinstance(params.get("mode"), modes.Mode):
+            chosen.add((params["mode"].name, params["case"].name))
+        elif "outcomes" in getattr(item, "fixturenames", ()):
+            chosen.update((m.name, c.name) for m, c in PAIRS)
+    return [(m, c) for m, c in PAIRS if (m.name, c.name) in chosen]
 
 
 @pytest.fixture(scope="session")
-def outcomes(tmp_path_factory, request) -> dict[str, Outcome]:
-    """Grade every selected case: most against a lean lab, a few against the full manifest."""
-    cases = _selected(request.session)
-    lean = _make_lab(tmp_path_factory.mktemp("hostile-lean"), lean=True)
-    _baseline(lean, twin=True)
-    labs = {False: lean}
-    if any(c.full for c in cases):
-        labs[True] = _make_lab(tmp_path_factory.mktemp("hostile-full"), lean=False)
-        _baseline(labs[True], twin=False)
-        labs[True].twin_score = lean.twin_score
-    shared = sorted((c for c in cases if not c.exclusive), key=lambda c: not c.slow)
-    with ThreadPoolExecutor(POOL) as pool:
-        done = dict(zip((c.name for c in shared), pool.map(lambda c: run_case(labs[c.full], c), shared)))
-    for case in (c for c in cases if c.exclusive):
-        done[case.name] = run_case(labs[case.full], case)
-    return done
+def outcomes(tmp_path_factory, request) -> dict[tuple[str, str], Outcome]:
+    """Grade every selected (mode, case): most against a lean lab of their mode, a few against the full manifest."""
+    pairs = _selected(request.session)
+    if os.geteuid() == 0:
+        runtime.make_private([REPO])  # as the grader does for its own project when it runs from it
+    labs: dict[tuple[str, bool], Lab] = {}
+    users = iter(range(modes.USER_UID_BASE, modes.USER_UID_BASE + 1000))
+    made_roots = []
+    for mode in [m for m in MODES if any(pm is m for pm, _ in pairs)]:
+        for full in sorted({c.full and mode is STRONGEST for pm, c in pairs if pm is mode}):
+            uid = next(users) if mode.as_user else None
+            root = Path(tempfile.mkdtemp(prefix=f"hostile-{mode}-", dir="/tmp")) if uid is not None else tmp_path_factory.mktemp(f"hostile-{mode}")
+            made_roots.append(root)
+            lab = _make_lab(root, lean=not full, mode=mode, uid=uid)
+            _baseline(lab, twin=not full and mode is STRONGEST)
+            labs[(mode.name, full)] = lab
+    twin = labs[(STRONGEST.name, False)].twin_score if (STRONGEST.name, False) in labs else -1.0
+    for lab in labs.values():
+        lab.twin_score = twin
+
+    def lab_for(mode: modes.Mode, case: Case) -> Lab:
+        lab = labs[(mode.name, case.full and mode is STRONGEST)]
+        if not (case.damages and _lacks(mode) == "same-user"):
+            return lab
+        uid = next(users) if mode.as_user else None
+        root = Path(tempfile.mkdtemp(prefix=f"hostile-{mode}-{case}-", dir="/tmp")) if uid is not None else tmp_path_factory.mktemp(f"hostile-{mode}-{case}")
+        made_roots.append(root)
+        own = _make_lab(root, lean=True, mode=mode, uid=uid)
+        own.twin_score, own.reference_seconds = lab.twin_score, lab.reference_seconds
+        _baseline(own, twin=False, grade_them=False)
+        return own
+
+    # Graded one at a time: the memory hogs, what spends a per-user limit where the grader is a user, and everything of a
+    # mode where one case can reach the others (same user, nothing between them).
+    alone = [p for p in pairs if p[1].exclusive or (p[1].per_user and not p[0].protections.is_root) or _lacks(p[0]) == "same-user"]
+    shared = sorted((p for p in pairs if p not in alone), key=lambda p: not p[1].slow)
+    stray = _stray_reference()
+    try:
+        with ThreadPoolExecutor(POOL) as pool:
+            done = dict(zip(((m.name, c.name) for m, c in shared), pool.map(lambda p: run_case(lab_for(*p), p[1]), shared)))
+        for mode, case in alone:
+            done[(mode.name, case.name)] = run_case(lab_for(mode, case), case)
+        yield done
+    finally:
+        runtime.remove_tree(str(stray))
+        for root in made_roots:
+            if str(root).startswith("/tmp/hostile-"):
+                runtime.remove_tree(str(root))
 
 
-def _outcome(outcomes: dict[str, Outcome], case: Case) -> Outcome:
-    if case.sandbox and not SANDBOXED:
-        pytest.skip(f"needs bubblewrap and a dropped user; {PROTECTIONS.describe()}")
-    return outcomes[case.name]
+def _stray_reference() -> Path:
+    """A copy of the reference that any user can read, as a staff member's second checkout would be: only Landlock or
+    bubblewrap keep student code from it (the grader cannot know of it, so it cannot make it private)."""
+    stray = Path(tempfile.mkdtemp(prefix="hostile-stray-", dir="/tmp"))
+    shutil.copytree(REPO / "reference", stray / "reference")
+    for path in [stray, *stray.rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    return stray
+
+
+def _outcome(outcomes: dict, mode: modes.Mode, case: Case) -> Outcome:
+    return outcomes[(mode.name, case.name)]
 
 
 def _host_failures(results: dict) -> list[str]:
@@ -417,9 +602,13 @@ def _printed(results: dict, module: str = HOST) -> str:
     return "".join(t["output"] for t in results["tests"] if t["name"] == f"{module}: output printed by your code")
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_grader_finishes_and_writes_valid_results(case: Case, outcomes) -> None:
-    o = _outcome(outcomes, case)
+def _strongest(name: str) -> tuple[modes.Mode, Case]:
+    return STRONGEST, next(c for c in CASES if c.name == name)
+
+
+@pytest.mark.parametrize(("mode", "case"), _params("finishes"))
+def test_grader_finishes_and_writes_valid_results(mode, case: Case, outcomes) -> None:
+    o = _outcome(outcomes, mode, case)
     run = o.run
     assert not run.timed_out, f"grading took longer than its bound of {o.lab.bound():.0f} s"
     assert run.returncode == 0, f"the grader exited with {run.returncode}:\n{run.stderr}"
@@ -431,14 +620,15 @@ def test_grader_finishes_and_writes_valid_results(case: Case, outcomes) -> None:
         assert len(test["output"]) <= 8200, f"{test['name']}: output of {len(test['output'])} characters"
     assert run.results["score"] == pytest.approx(sum(t["score"] for t in run.results["tests"]))
     assert len(run.raw) < 200_000, f"results.json is {len(run.raw)} bytes"
-    assert f"score {run.results['score']:g}/" in run.stdout, "the grader's own summary line must match results.json"
+    if case.name != "plant_pth":  # graded by grade-all, which prints a summary instead
+        assert f"score {run.results['score']:g}/" in run.stdout, "the grader's own summary line must match results.json"
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_score_is_the_honest_one(case: Case, outcomes) -> None:
-    o = _outcome(outcomes, case)
+@pytest.mark.parametrize(("mode", "case"), _params("honest"))
+def test_score_is_the_honest_one(mode, case: Case, outcomes) -> None:
+    o = _outcome(outcomes, mode, case)
     lab, results = o.lab, o.run.results
-    assert results is not None
+    assert results is not None, o.run.stderr
     scores = problem_scores(results)
     honest = {"full": lab.full[HOST], "zero": 0.0, "twin": lab.twin_score}[case.honest]
     expected = {m: (honest if m == HOST else (0.0 if case.others == "zero" else full)) for m, full in lab.full.items()}
@@ -447,24 +637,44 @@ def test_score_is_the_honest_one(case: Case, outcomes) -> None:
         expected[HOST] = scores.get(HOST, 0.0)
     assert scores == expected, "problems the trick did not touch keep their points; the host gets exactly its honest score"
     assert results["score"] == pytest.approx(sum(expected.values()))
+    if o.again is not None and case.name == "plant_pth":
+        assert o.again.results is not None, o.again.stderr
+        assert problem_scores(o.again.results)[HOST] == lab.twin_score, "code planted by one submission changed the next one's score"
 
 
-@pytest.mark.parametrize("case", CASES, ids=str)
-def test_nothing_outside_the_sandbox_changes(case: Case, outcomes) -> None:
-    o = _outcome(outcomes, case)
+@pytest.mark.parametrize(("mode", "case"), _params("contained"))
+def test_nothing_outside_the_sandbox_changes(mode, case: Case, outcomes) -> None:
+    o = _outcome(outcomes, mode, case)
     new_in_out = set(o.out_after) - set(o.out_before)
-    assert new_in_out <= {"results.json", "again.json"}, f"unexpected files next to results.json: {new_in_out}"
+    graded_all = case.name == "plant_pth"  # grade-all writes its CSVs, summaries and per-submission files there
+    allowed = {"results.json", "again.json", "next.json"} | ({f for f in new_in_out if o.marker not in f} if graded_all else set())
+    assert new_in_out <= allowed, f"unexpected files next to results.json: {new_in_out - allowed}"
     assert {k: v for k, v in o.out_after.items() if k in o.out_before} == o.out_before, "files in the --out folder changed"
     assert o.scratch_after == o.scratch_before, "the scratch folder changed"
     assert o.grader_tmp_left == [], f"the grader left temporary files behind: {o.grader_tmp_left}"
     assert o.processes == [], f"processes of the submission outlived grading: {o.processes}"
     assert o.host_tmp_hits == [], f"files of the submission appeared outside the sandbox: {o.host_tmp_hits}"
-    assert o.autograder_dir_after == o.autograder_dir_before, "/autograder appeared or vanished"
+    assert o.autograder_hits == [], f"the submission reached /autograder: {o.autograder_hits}"
+    assert o.python_after == o.python_before, f"the Python install changed: {set(o.python_after) ^ set(o.python_before)}"
+    if case.name in ("attack_write", "forge_files"):
+        printed = _printed(o.run.results)
+        scratch = re.search(r"scratch: (\S+)", printed)
+        lists = re.findall(r"(?:wrote|forged): \[(.*?)\]", printed)
+        assert lists, printed[:2000]
+        reached = {p.strip(" '\"") for line in lists for p in line.split(",") if p.strip()}
+        inside = scratch.group(1) if scratch else "/tmp"
+        box = os.path.dirname(inside.rstrip("/")) + "/"
+        # Where the grader runs as the worker's own user, the worker owns its box: it can change the mode bits of its
+        # copy of the worker code and of its staged module (Landlock governs contents, not modes), never their contents.
+        same_user = not mode.protections.is_root and not mode.protections.bwrap
+        outside = {p for p in reached if not p.startswith(inside.rstrip("/") + "/")
+                   and not (same_user and p.startswith("chmod " + box))}
+        assert not outside, f"{case.name} wrote outside the sandbox's scratch folder {inside}: {outside}"
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.says], ids=str)
-def test_student_reads_what_went_wrong(case: Case, outcomes) -> None:
-    results = _outcome(outcomes, case).run.results
+@pytest.mark.parametrize(("mode", "case"), _params("explained", [c for c in CASES if c.says]))
+def test_student_reads_what_went_wrong(mode, case: Case, outcomes) -> None:
+    results = _outcome(outcomes, mode, case).run.results
     assert results is not None
     failures = _host_failures(results)
     text = "\n".join(failures) + "\n" + results["output"]
@@ -476,7 +686,7 @@ def test_student_reads_what_went_wrong(case: Case, outcomes) -> None:
 
 @pytest.mark.parametrize("name", TWICE)
 def test_grading_twice_gives_the_same_results(name: str, outcomes) -> None:
-    o = outcomes[name]
+    o = _outcome(outcomes, *_strongest(name))
     assert o.again is not None and o.again.results is not None
 
     def strip(results: dict) -> dict:
@@ -485,57 +695,58 @@ def test_grading_twice_gives_the_same_results(name: str, outcomes) -> None:
     assert strip(o.run.results) == strip(o.again.results)
 
 
-def test_sandbox_hides_the_project_and_the_tests(outcomes) -> None:
-    o = _outcome(outcomes, next(c for c in CASES if c.name == "steal_search"))
-    printed = _printed(o.run.results)
-    assert "steal: project visible: False - real project reference visible: False - usable files found: []" in printed, printed[:2000]
+@pytest.mark.parametrize(("mode", "case"), _params("honest", [c for c in CASES if c.name == "steal_search"]))
+def test_sandbox_hides_the_project_and_the_tests(mode, case: Case, outcomes) -> None:
+    printed = _printed(_outcome(outcomes, mode, case).run.results)
+    assert "usable files found: []" in printed, printed[:2000]
 
 
-def test_attacks_from_inside_reach_only_the_private_sandbox(outcomes) -> None:
-    for name in ("attack_write", "forge_files"):
-        o = _outcome(outcomes, next(c for c in CASES if c.name == name))
-        printed = _printed(o.run.results)
-        lists = re.findall(r"(?:wrote|forged): \[(.*?)\]", printed)
-        assert lists, printed[:2000]
-        reached = {p.strip(" '\"") for line in lists for p in line.split(",") if p.strip()}
-        # Inside the sandbox /tmp is a private, size-capped tmpfs (so even this run's /tmp/pytest-... paths are private there).
-        outside = {p for p in reached if not p.startswith("/tmp/")}
-        assert not outside, f"{name} wrote outside the sandbox's private /tmp: {outside}"
+@pytest.mark.parametrize("mode", [pytest.param(m, id=str(m), marks=_expected_failure(m, "project", "contained")) for m in MODES])
+def test_project_copies_are_unchanged(mode, outcomes) -> None:
+    labs = {id(o.lab): o.lab for o in outcomes.values() if o.lab.mode is mode}
+    assert labs, f"no case was graded in mode {mode}"
+    for lab in labs.values():
+        assert snapshot(lab.project) == lab.snapshot, f"{lab.project} changed"
 
 
 def test_fork_bomb_is_capped(outcomes) -> None:
-    o = _outcome(outcomes, next(c for c in CASES if c.name == "res_fork_bomb"))
-    counts = [int(n) for n in re.findall(r"spawned (\d+) processes", _printed(o.run.results))]
-    assert counts and max(counts) < 600, f"the process limit did not stop the fork bomb: {counts}"
+    bomb = next(c for c in CASES if c.name == "res_fork_bomb")
+    for mode in (m for m in MODES if bomb in graded_in(m)):
+        o = _outcome(outcomes, mode, bomb)
+        counts = [int(n) for n in re.findall(r"spawned (\d+) processes", _printed(o.run.results))]
+        assert counts and max(counts) < 600, f"mode {mode}: the process limit did not stop the fork bomb: {counts}"
 
 
 def test_zip_bombs_are_refused_quickly_and_cheaply(outcomes) -> None:
     for case in (c for c in CASES if c.peak_mb):
-        run = _outcome(outcomes, case).run
+        run = _outcome(outcomes, STRONGEST, case).run
         assert run.peak_mb is not None, run.stderr
         assert run.peak_mb < case.peak_mb, f"{case.name}: the grader's resident size reached {run.peak_mb:.0f} MB"
         assert run.results["execution_time"] < 60
 
 
-def test_the_memory_backed_tmp_is_capped(outcomes) -> None:
-    o = _outcome(outcomes, next(c for c in CASES if c.name == "res_fill_tmp"))
-    if not policy.bwrap_sizes_tmpfs(PROTECTIONS.bwrap):
-        pytest.skip("this bubblewrap cannot cap the size of a tmpfs (it needs 0.7 or later, not setuid)")
-    printed = _printed(o.run.results)
-    filled = [int(n) for n in re.findall(r"filled /tmp with (\d+) MB", printed)]
-    huge = [int(n) for n in re.findall(r"huge file stopped at (\d+) MB", printed)]
-    assert filled and huge, printed[:2000]
-    assert max(filled + huge) <= policy.TMP_MB, f"the sandbox's /tmp took {max(filled + huge)} MB"
+@pytest.mark.parametrize("mode", MODES, ids=str)
+def test_the_scratch_folder_is_capped(mode, outcomes) -> None:
+    case = next(c for c in CASES if c.name == "res_fill_tmp")
+    if case not in graded_in(mode):
+        pytest.skip(f"res_fill_tmp is not graded in mode {mode}")
+    o = _outcome(outcomes, mode, case)
+    if mode.protections.bwrap and not policy.bwrap_sizes_tmpfs(mode.protections.bwrap):
+        pytest.skip("this bubblewrap cannot cap the size of its in-memory /tmp (it needs 0.7 or later, not setuid)")
+    if mode.protections.bwrap:  # bubblewrap's /tmp is a tmpfs of TMP_MB: writes fail there
+        printed = _printed(o.run.results)
+        filled = [int(n) for n in re.findall(r"filled \S+ with (\d+) MB", printed)]
+        huge = [int(n) for n in re.findall(r"huge file stopped at (\d+) MB", printed)]
+        assert filled and huge, printed[:2000]
+        assert max(filled + huge) <= policy.TMP_MB, f"the sandbox's /tmp took {max(filled + huge)} MB"
+    else:  # elsewhere the grader watches what the call wrote and stops it
+        text = "\n".join(_host_failures(o.run.results))
+        assert re.search(r"wrote more than \d+ MB of files", text), text[:2000]
 
 
 def test_printing_floods_are_cut(outcomes) -> None:
-    o = _outcome(outcomes, next(c for c in CASES if c.name == "res_print_flood"))
+    o = _outcome(outcomes, *_strongest("res_print_flood"))
     assert "more bytes of output dropped" in _printed(o.run.results)
-
-
-def test_project_copies_are_unchanged(outcomes) -> None:
-    for lab in {id(o.lab): o.lab for o in outcomes.values()}.values():
-        assert snapshot(lab.project) == lab.snapshot, f"{lab.project} changed"
 
 
 def test_real_project_has_no_trace(outcomes) -> None:
@@ -545,6 +756,12 @@ def test_real_project_has_no_trace(outcomes) -> None:
         dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
         names += [os.path.join(dirpath, f) for f in dirnames + filenames if any(m in f for m in markers)]
     assert names == []
+
+
+def test_every_mode_is_named_in_the_threat_model() -> None:
+    text = (REPO / "docs" / "threat_model.md").read_text(encoding="utf-8")
+    for (lacks, case), (_guarantees, why) in CANNOT_STOP.items():
+        assert f"`{case}`" in text and why in text, f"docs/threat_model.md must list {case} ({lacks}): {why}"
 
 
 # ---- The guards behind the guarantees, tested directly on one worker session ----
@@ -567,11 +784,10 @@ def guard_session():
     from autograder import submission
     from autograder.sandbox.client import WorkerSession
 
-    staged = submission.stage(submission.Located(sources={k: v.encode() for k, v in GUARD_MODULES.items()}))
-    session = WorkerSession(staged, memory_mb=2048, start_now=True)
+    session = WorkerSession(memory_mb=2048, start_now=True)
+    session.switch(session.stage(submission.Located(sources={k: v.encode() for k, v in GUARD_MODULES.items()})))
     yield session
     session.close()
-    submission.discard(staged)
 
 
 def _call(session, module: str, func: str, *args, seconds: float = 5.0):
@@ -608,7 +824,6 @@ def test_one_module_cannot_change_the_interpreter_of_the_next(guard_session) -> 
     assert _call(guard_session, "observer", "look") == [False, "torch.float32"]
 
 
-@pytest.mark.skipif(not SANDBOXED, reason=f"needs bubblewrap's PID namespace; {PROTECTIONS.describe()}")
 def test_processes_a_module_leaves_behind_die_before_the_next_module(guard_session) -> None:
     marker = f"hx{secrets.token_hex(6)}"
     assert _call(guard_session, "spawner", "spawn", marker) == 1

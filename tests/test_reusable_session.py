@@ -7,15 +7,16 @@ from .helpers import reference_submission
 
 def test_a_reused_worker_leaves_nothing_for_the_next_submission(tmp_path, assignment):
     sneaky = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + (
-        "\nimport os, torch\n"
-        "open('/tmp/left-behind', 'w').write('answers')\n"
+        "\nimport os, tempfile, torch\n"
+        "open(os.path.join(tempfile.gettempdir(), 'left-behind'), 'w').write('answers')\n"
         "torch.matmul = lambda *a, **k: 0  # sabotage whoever comes next\n"
         "def softmax(x, dim=-1):\n    return torch.zeros_like(x)\n"
     )
     nosy = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + (
-        "\nimport os\n"
+        "\nimport os, tempfile\n"
         "def softmax(x, dim=-1):\n"
-        "    if os.path.exists('/tmp/left-behind') or os.listdir('/submission') != [os.path.basename(os.getcwd())]:\n"
+        "    here = os.getcwd()  # this submission's staged folder; its parent holds every staged submission\n"
+        "    if os.path.exists(os.path.join(tempfile.gettempdir(), 'left-behind')) or os.listdir(os.path.dirname(here)) != [os.path.basename(here)]:\n"
         "        return x * 0\n"
         "    e = (x - x.amax(dim=dim, keepdim=True)).exp()\n"
         "    return e / e.sum(dim=dim, keepdim=True)\n"

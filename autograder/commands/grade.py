@@ -26,7 +26,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     print(policy.detect().describe(), file=sys.stderr)  # staff should know what the worker runs under
     try:
-        report = grading.grade(Path(args.submission), manifest.load())
+        report = grading.grade(Path(args.submission), manifest.load(), on_problem=lambda so_far: gradescope.write(so_far, out))
     except Exception as exc:  # noqa: BLE001 - results.json must be written whatever happens
         report = GradeReport(args.submission, [], [f"The autograder could not grade this submission: {type(exc).__name__}: {exc}"])
         gradescope.write(report, out)

@@ -1,16 +1,18 @@
-"""grades.csv: one row per submission, one column per problem, rendered from score records."""
+"""grades.csv, rendered from score records: one row per submission, or per student for a Gradescope export."""
 
 from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from pathlib import Path
 
+from ..atomic_file import write_text
+from ..roster import Entry, Roster, Student
 from ..scores import GradeReport
+from ..submission import NOT_FOUND
 
-MISSING = " was not found in the submission"
+STUDENT_COLUMNS = ["name", "sid", "email"]
+NOBODY = Student("", "", "")
 
 
 def status(report: GradeReport) -> str:
@@ -22,16 +24,16 @@ def status(report: GradeReport) -> str:
         return "ok"
     if len(bad) == len(report.problems) and len({reason for _, reason in bad}) == 1:
         return bad[0][1]
-    missing = [module for module, reason in bad if reason.endswith(MISSING)]
+    missing = [module for module, reason in bad if reason.endswith(NOT_FOUND)]
     if len(missing) == len(report.problems):
         return "no module file found"
     parts = [f"missing {', '.join(f'{m}.py' for m in missing)}"] if missing else []
     return "; ".join(parts + [f"{module}: {reason}" for module, reason in bad if module not in missing])
 
 
-def header(modules: list[str]) -> list[str]:
-    """Column names."""
-    return ["submission", *modules, "total", "seconds", "status"]
+def header(modules: list[str], roster: Roster | None = None) -> list[str]:
+    """Column names; a Gradescope export adds the student's name, SID and email first."""
+    return ([*STUDENT_COLUMNS] if roster is not None else []) + ["submission", *modules, "total", "seconds", "status"]
 
 
 def row(name: str, report: GradeReport, modules: list[str]) -> list[str]:
@@ -40,20 +42,30 @@ def row(name: str, report: GradeReport, modules: list[str]) -> list[str]:
     return [name, *(points.get(m, "") for m in modules), f"{report.points:g}", f"{report.seconds:.2f}", status(report)]
 
 
-def render(reports: list[tuple[str, GradeReport]], modules: list[str]) -> str:
-    """The whole CSV text."""
+def _export_rows(name: str, report: GradeReport | None, modules: list[str], entry: Entry) -> list[list[str]]:
+    """One row per submitter (a group's row repeated); a submission without a folder has no scores."""
+    if report is None:
+        cells = [name, *("" for _ in modules), "", "", entry.note]
+    else:
+        cells = row(name, report, modules)
+        if entry.note:
+            cells[-1] = f"{cells[-1]}; {entry.note}"
+    return [[s.name, s.sid, s.email, *cells] for s in entry.students or (NOBODY,)]
+
+
+def render(reports: list[tuple[str, GradeReport | None]], modules: list[str], roster: Roster | None = None) -> str:
+    """The whole CSV text (``None`` stands for a submission the export lists but does not hold)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header(modules))
-    writer.writerows(row(name, report, modules) for name, report in reports)
+    writer.writerow(header(modules, roster))
+    for name, report in reports:
+        if roster is None:
+            writer.writerow(row(name, report, modules))
+        else:
+            writer.writerows(_export_rows(name, report, modules, roster.get(name, Entry())))
     return buffer.getvalue()
 
 
-def write(reports: list[tuple[str, GradeReport]], modules: list[str], path: Path) -> None:
+def write(reports: list[tuple[str, GradeReport | None]], modules: list[str], path: Path, roster: Roster | None = None) -> None:
     """Write the CSV atomically (a reader never sees half a file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".grades-", suffix=".csv")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-        f.write(render(reports, modules))
-    os.replace(tmp, path)
+    write_text(path, render(reports, modules, roster))

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from ..atomic_file import write_text
 from ..scores import GradeReport
 
 OUTPUT_LIMIT = 8000
@@ -36,20 +35,19 @@ def to_results(report: GradeReport) -> dict:
                 "output": problem.output[-OUTPUT_LIMIT:], "visibility": "after_published",
             })
     notes = "\n".join(n for n in report.notes if not n.startswith("sandbox:"))
-    return {
+    results = {
         "score": report.points,
         "execution_time": round(report.seconds, 3),
         "output": notes or f"Graded {sum(len(p.tests) for p in report.problems)} tests.",
         "stdout_visibility": "hidden",
         "tests": tests,
     }
+    sandbox = [n for n in report.notes if n.startswith("sandbox:")]
+    if sandbox:  # for staff: Gradescope stores extra_data without showing it to the student
+        results["extra_data"] = {"sandbox": sandbox[0]}
+    return results
 
 
 def write(report: GradeReport, path: Path) -> None:
     """Write results.json atomically (a reader never sees half a file)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".results-", suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(to_results(report), f, indent=2)
-    os.replace(tmp, path)
+    write_text(path, json.dumps(to_results(report), indent=2))

@@ -1,51 +1,78 @@
-"""Class-wide summary of many graded submissions: per-problem mean, median, share of full marks."""
+"""summary.txt: the class at a glance, from score records (scores, pass rates, known mistakes, time)."""
 
 from __future__ import annotations
 
-import statistics
-from pathlib import Path
+from collections.abc import Callable
 
 from ..scores import GradeReport
+from . import class_stats
+from .class_stats import known_hint
+from .csv_report import status
 
-FULL = 1e-9
-
-
-def _line(label: str, scores: list[float], top: float) -> str:
-    if not scores:
-        return f"{label:<26} {'-':>8} {'-':>8} {'-':>6} {top:>6g}"
-    full = sum(s >= top - FULL for s in scores) / len(scores)
-    return f"{label:<26} {statistics.fmean(scores):8.2f} {statistics.median(scores):8.2f} {full:6.0%} {top:>6g}"
+HINT_WIDTH = 100
+SLOWEST = 5
 
 
-def render(reports: list[GradeReport], modules: list[str]) -> str:
-    """A table: one line per problem and one for the total, over every graded submission."""
-    lines = [f"{len(reports)} submissions", f"{'problem':<26} {'mean':>8} {'median':>8} {'full':>6} {'max':>6}"]
+def _number(value: float | None, fmt: str) -> str:
+    return "-" if value is None else format(value, fmt)
+
+
+def score_table(reports: list[GradeReport], modules: list[str]) -> list[str]:
+    """Mean, median and share of full marks per problem and for the total."""
+    lines = [f"{'problem':<26} {'mean':>8} {'median':>8} {'full':>6} {'max':>6}"]
+    for line in class_stats.score_lines(reports, modules):
+        lines.append(f"{line.label:<26} {_number(line.mean, '8.2f'):>8} {_number(line.median, '8.2f'):>8} "
+                     f"{_number(line.full, '6.0%'):>6} {line.top:>6g}")
+    return lines
+
+
+def pass_rate_lines(reports: list[GradeReport], modules: list[str]) -> list[str]:
+    """Per problem, each test's share of graded submissions passing it, lowest first."""
+    lines = ["Tests passed (share of graded submissions, lowest first)"]
+    for module, rates in class_stats.pass_rates(reports, modules).items():
+        lines.append(f"  {module}")
+        lines += [f"    {r.share:5.0%} {r.passed:>5}/{r.graded:<5} {r.test} ({r.points:g} pt)" for r in rates]
+    return lines
+
+
+def mistake_lines(reports: list[GradeReport], modules: list[str], hint_of: Callable[[str, str], str]) -> list[str]:
+    """Per problem, each known mistake with the number of submissions whose output matched its hint, most first."""
+    lines = ["Known mistakes (submissions whose output matched the mistake's hint, most first)"]
+    for module, counts in class_stats.mistake_counts(reports, modules, hint_of).items():
+        lines.append(f"  {module}")
+        for c in counts:
+            hint = " ".join(c.hint.split())
+            hint = hint if len(hint) <= HINT_WIDTH else hint[: HINT_WIDTH - 3] + "..."
+            lines.append(f"    {c.submissions:>5}  {c.mistake}: {hint}" if hint else f"    {c.submissions:>5}  {c.mistake}")
+        if not counts:
+            lines.append("        -  no known mistake matched")
+    return lines
+
+
+def score_count_lines(reports: list[GradeReport], modules: list[str]) -> list[str]:
+    """Per problem, how many graded submissions got each score (the histogram, as numbers)."""
+    lines = ["Scores per problem (points: submissions)"]
     for module in modules:
-        found = [p for r in reports for p in r.problems if p.module == module]
-        top = max((p.max_points for p in found), default=0.0)
-        lines.append(_line(module, [p.points for p in found], top))
-    top = max((r.max_points for r in reports), default=0.0)
-    lines.append(_line("TOTAL", [r.points for r in reports], top))
-    return "\n".join(lines)
+        counts = class_stats.score_counts(reports, module)
+        lines.append(f"  {module:<26} " + "   ".join(f"{points:g}: {n}" for points, n in counts.items()))
+    return lines
 
 
-def histogram(reports: list[GradeReport], path: Path) -> str:
-    """Save a histogram of totals as PNG; return a note (matplotlib is a staff-only dependency)."""
-    try:
-        import matplotlib
+def slowest_lines(named: dict[str, GradeReport]) -> list[str]:
+    """The submissions that took longest to grade."""
+    lines = ["Slowest to grade"]
+    lines += [f"  {r.seconds:8.1f} s  {name}  {status(r)}" for name, r in class_stats.slowest(named, SLOWEST)]
+    return lines
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return f"matplotlib is not installed; skipped {path.name}"
-    totals = [r.points for r in reports]
-    top = max((r.max_points for r in reports), default=1.0) or 1.0
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.hist(totals, bins=min(30, max(5, int(top))), range=(0, top), color="#4472c4", edgecolor="white")
-    ax.set_xlabel(f"total points (out of {top:g})")
-    ax.set_ylabel("submissions")
-    ax.set_title(f"Totals of {len(totals)} submissions")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return f"wrote {path}"
+
+def render(named: dict[str, GradeReport], modules: list[str], hint_of: Callable[[str, str], str] = known_hint) -> str:
+    """The whole summary: scores, then pass rates, known mistakes, score counts and the slowest submissions."""
+    reports = [named[name] for name in sorted(named)]
+    sections = [
+        [f"{len(reports)} submissions", *score_table(reports, modules)],
+        pass_rate_lines(reports, modules),
+        mistake_lines(reports, modules, hint_of),
+        score_count_lines(reports, modules),
+        slowest_lines(named),
+    ]
+    return "\n\n".join("\n".join(section) for section in sections)

@@ -25,13 +25,21 @@ from typing import Any
 
 import numpy as np
 
-from . import policy, wire
+from .. import submission
+from . import identity, policy, runtime, wire
 
 STARTUP_SECONDS = 120.0
 RESET_SECONDS = 10.0
 INTERRUPT_SECONDS = 5.0
 WORKER_BROKEN = 70  # worker.py's exit status when a module broke the worker's own code
 OUTPUT_LIMIT = 64 * 1024
+WATCH_SECONDS = 0.25  # how often a running call's written files are measured
+SCRATCH_MB = policy.TMP_MB
+HARNESS_ROOT = Path(__file__).resolve().parents[2]  # the project the harness runs from: private to the sandbox user
+
+
+class SandboxFault(RuntimeError):
+    """The sandbox itself failed (a layer could not be applied): a fault of the grader's machine, never of the student."""
 
 
 class StudentCallError(AssertionError):
@@ -77,16 +85,23 @@ class OutputBuffer:
             return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
 
 
+class _Overuse(Exception):
+    """A call used more than it may of something other than time (the scratch folder's size)."""
+
+
 class _Worker:
     """One live worker process and its pipes."""
 
-    def __init__(self, submission: Path, memory_mb: int, output: OutputBuffer) -> None:
-        protections = policy.detect()
+    def __init__(self, setup: _Setup, memory_mb: int, output: OutputBuffer) -> None:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
+        self.setup = setup
         self.marker = secrets.token_hex(8)
-        env = dict(policy.worker_env(), AUTOGRADER_WORKER=self.marker)
-        cmd = policy.worker_command(protections, submission, memory_mb, fd_in=req_r, fd_out=rep_w)
+        scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
+        env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
+        who = setup.identity
+        cmd = policy.worker_command(setup.protections, setup.interpreter, setup.box, memory_mb, fd_in=req_r, fd_out=rep_w,
+                                    uid=who.uid if who else None, gid=who.gid if who else None)
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             pass_fds=(req_r, rep_w), env=env, start_new_session=True, cwd="/",
@@ -138,13 +153,20 @@ class _Worker:
 
         wire.write_message(self.to_worker, header, blobs, write_all)
 
-    def receive(self, deadline: float) -> tuple[dict, list[np.ndarray]]:
+    def receive(self, deadline: float, watch=None) -> tuple[dict, list[np.ndarray]]:
+        """Read one reply by ``deadline``; while waiting, ``watch()`` may stop the call by returning a reason."""
+
         def read_exact(fd: int, n: int) -> bytes:
             chunks, got = [], 0
             while got < n:
                 remaining = deadline - time.monotonic()
-                if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                if remaining <= 0:
                     raise TimeoutError
+                if not select.select([fd], [], [], min(remaining, WATCH_SECONDS))[0]:
+                    reason = watch() if watch is not None else None
+                    if reason:
+                        raise _Overuse(reason)
+                    continue
                 chunk = os.read(fd, min(n - got, 1 << 20))
                 if not chunk:
                     raise EOFError
@@ -195,7 +217,7 @@ class _Worker:
         return None
 
     def kill(self) -> None:
-        """SIGKILL the worker's whole session; bubblewrap's PID namespace takes the rest with it."""
+        """SIGKILL the worker's whole session and every process of its uid; bubblewrap's PID namespace takes the rest."""
         self.killed_by_us = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
@@ -206,6 +228,8 @@ class _Worker:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+        if self.setup.identity is not None:
+            identity.kill_all(self.setup.identity.uid, self.setup.identity.gid)
         for fd in (self.to_worker, self.from_worker):
             try:
                 os.close(fd)
@@ -253,6 +277,60 @@ def _sweep(marker: str) -> None:
 
 
 @dataclass
+class _Setup:
+    """What every worker of a session shares: the layers, its uid, its folders and its Python."""
+
+    protections: policy.Protections
+    identity: identity.Identity | None
+    box: runtime.Box
+    interpreter: runtime.Interpreter
+
+    @classmethod
+    def create(cls, private: tuple[Path, ...]) -> _Setup:
+        protections = policy.detect()
+        who = identity.lease() if protections.drop_user else None
+        try:
+            box = runtime.Box.create(who.uid, who.gid) if who else runtime.Box.create()
+            if who is None or protections.bwrap:
+                return cls(protections, who, box, runtime.this_interpreter())
+            runtime.make_private(list(private))  # before choosing the Python: a venv inside them is then mirrored
+            return cls(protections, who, box, _interpreter_for(who))
+        except BaseException:
+            if who is not None:
+                who.release()
+            raise
+
+    def close(self) -> None:
+        if self.identity is not None:
+            self.identity.release()
+        self.box.remove()
+
+    def scratch_overused(self) -> str | None:
+        """Why the running call must stop, if the files it wrote (scratch folder, and as its own uid in the shared
+        temporary folders) pass ``SCRATCH_MB``; bubblewrap caps its in-memory /tmp itself."""
+        if self.protections.bwrap:
+            return None
+        used = runtime.tree_bytes(self.box.scratch)
+        if self.identity is not None:
+            used += sum(runtime.tree_bytes(path) for path in identity.files_of(self.identity.uid))
+        if used > SCRATCH_MB << 20:
+            return f"wrote more than {SCRATCH_MB} MB of files ({used >> 20} MB)"
+        return None
+
+
+_CHECKED: dict[str, runtime.Interpreter] = {}
+
+
+def _interpreter_for(who: identity.Identity) -> runtime.Interpreter:
+    """The Python the sandbox uid can start, checked once per process."""
+    found = runtime.interpreter_for_others()
+    if found.executable not in _CHECKED:
+        runtime.verify(found, who.uid, who.gid)
+        _CHECKED[found.executable] = found
+    return found
+
+
+@dataclass
 class CallRecord:
     """What one call cost, for reports and benchmarks."""
 
@@ -263,16 +341,21 @@ class CallRecord:
 
 
 class WorkerSession:
-    """All calls for one submission; restarts the worker after a kill or a crash."""
+    """All calls for the submissions staged in its box; restarts the worker after a kill or a crash.
 
-    def __init__(self, submission: Path, memory_mb: int, start_now: bool = False) -> None:
-        self.submission = Path(submission)
+    ``private`` lists the grader's folders that the sandbox user must not read (default: the
+    harness's project folder); they are made private when the worker runs as another uid.
+    """
+
+    def __init__(self, memory_mb: int, start_now: bool = False, private: tuple[Path, ...] = (HARNESS_ROOT,)) -> None:
         self.memory_mb = memory_mb
+        self.setup = _Setup.create(tuple(private))
         self.output = OutputBuffer()
         self._worker: _Worker | None = None
         self._live: tuple | None = None  # (folder, module) imported in the worker's current child
-        self.folder: str | None = None  # the current submission's folder under ``submission`` (None: the root)
+        self.folder: str | None = None  # the current submission's folder in the box
         self._ids = itertools.count(1)
+        self._staged = itertools.count(1)
         self.broken: dict[str, str] = {}
         self.calls: list[CallRecord] = []
         self.restarts = 0
@@ -281,11 +364,25 @@ class WorkerSession:
         if start_now:
             self._launch()
 
+    @property
+    def protections(self) -> policy.Protections:
+        return self.setup.protections
+
+    def stage(self, located: submission.Located) -> str:
+        """Write the found modules into a fresh folder of the box that only the worker's user may read; return its name."""
+        folder = submission.stage(located, parent=self.setup.box.submissions, name=f"submission-{next(self._staged)}")
+        self.setup.box.admit(folder)
+        return folder.name
+
+    def discard(self, folder: str) -> None:
+        """Remove a staged submission folder."""
+        submission.discard(self.setup.box.submissions / folder)
+
     def _launch(self) -> None:
         if self._worker is not None:
             self._worker.kill()
             self.restarts += 1
-        self._worker = _Worker(self.submission, self.memory_mb, self.output)
+        self._worker = _Worker(self.setup, self.memory_mb, self.output)
         self._live = None
         self._ready = False
 
@@ -338,6 +435,8 @@ class WorkerSession:
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
         header = self._exchange(worker, request, [], seconds, f"importing {module}.py")
         self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
+        if header.get("fault"):
+            raise SandboxFault(f"the sandbox could not start {module}.py: {header['fault']}")
         if not header.get("ok"):
             self.broken[module] = _import_failure(module, header.get("error", {}))
             raise StudentCallError(self.broken[module], "import")
@@ -388,7 +487,7 @@ class WorkerSession:
         stopped = True
         try:
             worker.send(request, blobs, start + seconds)
-            header, out_blobs = worker.receive(start + seconds)
+            header, out_blobs = worker.receive(start + seconds, watch=self.setup.scratch_overused)
             if header.get("id") != request["id"]:
                 raise wire.WireError("a reply that does not answer this request")
             if request["op"] == "call" and header.get("ok") and "value" not in header:
@@ -398,11 +497,13 @@ class WorkerSession:
             stopped = False
             return header
         except TimeoutError:
-            self._live = None
-            if not worker.interrupt():
-                worker.kill()
+            self._stop(worker)
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
             raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
+        except _Overuse as exc:
+            self._stop(worker)
+            self._mark_if_import(request, f"{shown} {exc}; it was stopped")
+            raise StudentCallError(f"{shown} {exc} and was stopped.", "resource") from None
         except (EOFError, BrokenPipeError, OSError):
             what = worker.exit_description()
             worker.kill()
@@ -416,15 +517,22 @@ class WorkerSession:
             module = request.get("module", "")
             self.spent[module] = self.spent.get(module, 0.0) + (max(elapsed, seconds) if stopped else elapsed)
 
+    def _stop(self, worker: _Worker) -> None:
+        """End the running call: only the module's child when the worker answers, else the whole worker."""
+        self._live = None
+        if not worker.interrupt():
+            worker.kill()
+
     def _mark_if_import(self, request: dict, text: str) -> None:
         if request.get("op") == "import":
             self.broken[request["module"]] = f"{request['module']}.py could not be imported: {text}."
 
     def close(self) -> None:
-        """Kill the worker and everything it started."""
+        """Kill the worker and everything it started; free its uid and remove its box."""
         if self._worker is not None:
             self._worker.kill()
             self._worker = None
+        self.setup.close()
 
 
 def _import_failure(module: str, error: dict) -> str:

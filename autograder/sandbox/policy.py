@@ -1,57 +1,116 @@
-"""Which protections this machine allows, and the command line that applies them."""
+"""Which protections this machine allows, and the command line that applies them.
+
+The sandbox is made of layers; each is used where the machine allows it and named in the
+grader's protections line:
+
+- always: time and memory limits, the worker's own process group, the OOM killer's first choice,
+  leftovers killed after each module (the subreaper sees every orphan);
+- the grader is root: a uid of the worker's own (``identity``); the Python install reachable by it
+  and the grader's folders not (``runtime``); leftovers are every process of that uid;
+- any user, where the kernel offers them: Landlock and a seccomp filter (``confine``);
+- bubblewrap, where it starts: a private filesystem, no network, its own PID namespace.
+
+``AUTOGRADER_NO_BWRAP=1``, ``AUTOGRADER_NO_LANDLOCK=1`` and ``AUTOGRADER_NO_SECCOMP=1`` switch a
+layer off (the tests grade the hostile corpus with each mode this machine can produce).
+"""
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
-import stat
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .runtime import WORKER_DIR, Box, Interpreter
+
 TMP_MB = 64  # the worker's private /tmp lives in memory: cap it where bubblewrap can, or files there escape the memory limit
-SANDBOX_UID = 65534
-SANDBOX_GID = 65534
-WORKER_DIR = Path(__file__).resolve().parent
 INSIDE_WORKER_DIR = "/grader"
 INSIDE_SUBMISSION = "/submission"
+SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")
 
 
 @dataclass(frozen=True)
 class Protections:
-    """What the worker runs under: bubblewrap (private filesystem, no network) and/or another user."""
+    """The layers the worker runs under on this machine."""
 
     bwrap: str | None
-    drop_user: bool
     is_root: bool
+    landlock: int = 0      # Landlock ABI version in force, 0 for none
+    seccomp: bool = False
+
+    @property
+    def drop_user(self) -> bool:
+        """A root grader always runs the worker as a uid of its own."""
+        return self.is_root
+
+    @property
+    def cleanup(self) -> str:
+        """How the worker finds its leftovers: its PID namespace, its own uid, or its descendants."""
+        return "namespace" if self.bwrap else "uid" if self.is_root else "descendants"
 
     def describe(self) -> str:
         """One line for the grader's log: what is in force and what is not."""
-        parts = ["time and memory limits", "own process group"]
+        parts = ["time and memory limits", "own process group", "OOM killer picks the worker first"]
+        parts.append({"namespace": "leftover processes killed (PID namespace)", "uid": "leftover processes killed (every process of the sandbox uid)",
+                      "descendants": "leftover processes killed (all descendants, adopted as subreaper)"}[self.cleanup])
+        if self.drop_user:
+            parts.append("own unprivileged uid per worker, grader's folders private")
         if self.bwrap:
             parts.append("bubblewrap (private filesystem, no network, own PID namespace)")
-        if self.drop_user:
-            parts.append(f"unprivileged user {SANDBOX_UID}")
+        if self.landlock:
+            extra = ", signals and abstract sockets kept inside" if self.landlock >= 6 else ""
+            parts.append(f"Landlock ABI {self.landlock} (reads: Python, worker code, staged modules; writes: one scratch folder; no TCP{extra})")
+        if self.seccomp:
+            parts.append("seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring)")
         missing = []
         if not self.bwrap:
-            missing.append("bubblewrap unavailable: the worker can read what this user can read")
-        if self.is_root and not self.drop_user:
-            missing.append("the worker keeps root (the Python install is not readable by an unprivileged user)")
+            missing.append("bubblewrap")
+        if not self.landlock:
+            missing.append("Landlock")
+        elif self.landlock < 6:
+            missing.append("Landlock signal scoping (ABI 6)")
+        if not self.seccomp:
+            missing.append("seccomp")
+        if not self.is_root:
+            missing.append("a uid of its own (the grader is not root: the worker runs as this user)")
         text = "sandbox: " + ", ".join(parts)
-        return text + ("; " + "; ".join(missing) if missing else "")
+        return text + ("; not available: " + ", ".join(missing) if missing else "")
+
+    @property
+    def strength(self) -> str:
+        """'isolated' when student code can reach nothing of the grader's, else 'weak' (see docs/threat_model.md)."""
+        return "isolated" if self.bwrap or self.is_root or self.landlock >= 6 else "weak"
 
 
 @functools.lru_cache(maxsize=1)
 def detect() -> Protections:
-    """Probe once per process; ``AUTOGRADER_NO_BWRAP=1`` forces the weaker mode (for tests)."""
+    """Probe once per process; environment switches turn layers off (for tests)."""
     is_root = os.geteuid() == 0
-    bwrap = None if os.environ.get("AUTOGRADER_NO_BWRAP") == "1" else shutil.which("bwrap")
+    bwrap = None if _off("BWRAP") else shutil.which("bwrap")
     if bwrap and not _bwrap_works(bwrap, is_root):
         bwrap = None
-    drop_user = is_root and (bwrap is not None or _readable_by_others(Path(sys.base_prefix)))
-    return Protections(bwrap=bwrap, drop_user=drop_user, is_root=is_root)
+    kernel = _probe_kernel_layers()
+    landlock = 0 if _off("LANDLOCK") else int(kernel.get("landlock", 0))
+    seccomp = False if _off("SECCOMP") else bool(kernel.get("seccomp"))
+    return Protections(bwrap=bwrap, is_root=is_root, landlock=landlock, seccomp=seccomp)
+
+
+def _off(layer: str) -> bool:
+    return os.environ.get(f"AUTOGRADER_NO_{layer}") == "1"
+
+
+def _probe_kernel_layers() -> dict:
+    """Apply Landlock and seccomp in a throwaway process (a container may refuse what the kernel has)."""
+    try:
+        proc = subprocess.run([sys.executable, "-I", "-B", str(WORKER_DIR / "confine.py"), "--probe"],
+                              capture_output=True, text=True, timeout=60, cwd="/")
+        return json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else {}
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
+        return {}
 
 
 def _bwrap_works(bwrap: str, is_root: bool) -> bool:
@@ -76,76 +135,60 @@ def bwrap_sizes_tmpfs(bwrap: str) -> bool:
         return False
 
 
-def _readable_by_others(path: Path) -> bool:
-    for p in [path, *path.parents]:
-        try:
-            if not os.stat(p).st_mode & stat.S_IXOTH:
-                return False
-        except OSError:
-            return False
-    return True
-
-
-def python_roots() -> list[str]:
-    """Directories the worker's Python needs: the environment and the interpreter it is built on."""
-    roots = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
-    exe_dir = os.path.dirname(os.path.realpath(sys.executable))
-    if not any(exe_dir.startswith(r + os.sep) for r in roots):
-        roots.add(exe_dir)
-    return sorted(roots)
-
-
-def worker_command(
-    protections: Protections, submission: Path, memory_mb: int, fd_in: int, fd_out: int
-) -> list[str]:
-    """The argv that starts one worker serving ``submission`` under ``protections``."""
-    worker_args = ["--fd-in", str(fd_in), "--fd-out", str(fd_out), "--memory-mb", str(memory_mb)]
-    if protections.drop_user:
-        worker_args += ["--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_GID)]
-    python = [sys.executable, "-I", "-B"]
+def worker_command(protections: Protections, interpreter: Interpreter, box: Box, memory_mb: int, fd_in: int, fd_out: int,
+                   uid: int | None = None, gid: int | None = None) -> list[str]:
+    """The argv that starts one worker serving the submissions staged in ``box`` under ``protections``."""
+    worker_args = ["--fd-in", str(fd_in), "--fd-out", str(fd_out), "--memory-mb", str(memory_mb), "--cleanup", protections.cleanup]
+    if uid is not None:
+        worker_args += ["--uid", str(uid), "--gid", str(gid)]
+    if protections.seccomp:
+        worker_args.append("--seccomp")
+    python = [interpreter.executable, "-I", "-B"]
     if not protections.bwrap:
-        return python + [str(WORKER_DIR / "worker.py"), "--submission", str(submission)] + worker_args
-    worker_args += ["--own-pid-namespace"]
+        reads = [*interpreter.roots, str(box.worker), str(box.submissions)]
+        landlock = [arg for path in reads for arg in ("--landlock", path)] if protections.landlock else []
+        return python + [str(box.worker / "worker.py"), "--submission", str(box.submissions), "--scratch", str(box.scratch)] + landlock + worker_args
     cmd = [protections.bwrap, "--perms", "1777"]
     if bwrap_sizes_tmpfs(protections.bwrap):
         cmd += ["--size", str(TMP_MB << 20)]
     cmd += ["--tmpfs", "/tmp"]
-    for system_dir in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin"):
+    for system_dir in SYSTEM_DIRS:
         if os.path.islink(system_dir):
             cmd += ["--symlink", os.readlink(system_dir), system_dir]
         elif os.path.isdir(system_dir):
             cmd += ["--ro-bind", system_dir, system_dir]
+    cmd += ["--perms", "0755", "--dir", "/etc", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]  # how ctypes finds libseccomp
     made: set[str] = set()
-    for root in python_roots():
+    for root in interpreter.roots:
         for parent in reversed(Path(root).parents):
-            if str(parent) != "/" and str(parent) not in made and not _is_system(parent):
+            if str(parent) != "/" and str(parent) not in made and str(parent) not in SYSTEM_DIRS:
                 cmd += ["--perms", "0755", "--dir", str(parent)]
                 made.add(str(parent))
         cmd += ["--ro-bind", root, root]
     cmd += [
-        "--ro-bind", str(WORKER_DIR), INSIDE_WORKER_DIR,
-        "--ro-bind", str(submission), INSIDE_SUBMISSION,
+        "--ro-bind", str(box.worker), INSIDE_WORKER_DIR,
+        "--ro-bind", str(box.submissions), INSIDE_SUBMISSION,
         "--proc", "/proc", "--dev", "/dev",
         "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--chdir", INSIDE_SUBMISSION,
     ]
     if protections.is_root:
-        cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_RESOURCE"]
     else:
         cmd += ["--unshare-user"]
-    inside_python = [sys.executable, "-I", "-B", f"{INSIDE_WORKER_DIR}/worker.py"]
-    return cmd + inside_python + ["--submission", INSIDE_SUBMISSION] + worker_args
+    reads = [*interpreter.roots, INSIDE_WORKER_DIR, INSIDE_SUBMISSION]
+    landlock = [arg for path in reads for arg in ("--landlock", path)] if protections.landlock else []
+    inside = [f"{INSIDE_WORKER_DIR}/worker.py", "--submission", INSIDE_SUBMISSION, "--scratch", "/tmp"]
+    return cmd + python + inside + landlock + worker_args
 
 
-def _is_system(path: Path) -> bool:
-    return str(path) in ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")
-
-
-def worker_env() -> dict[str, str]:
+def worker_env(interpreter: Interpreter, scratch: str) -> dict[str, str]:
     """A small, fixed environment: nothing of the grader's leaks into the worker."""
     return {
+        **interpreter.env,
         "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": "/tmp",
+        "HOME": scratch,
+        "TMPDIR": scratch,
         "LANG": "C.UTF-8",
         "OMP_NUM_THREADS": "1",
         "MKL_NUM_THREADS": "1",

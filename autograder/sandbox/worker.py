@@ -1,14 +1,19 @@
 """The worker: the only process that imports and runs student code.
 
 Started by ``autograder.sandbox.client`` (inside bubblewrap where available) as
-``python -I -B worker.py --submission DIR ...``. It drops privileges and sets its limits
-before importing anything a student wrote, then answers requests on two pipe fds:
-``import`` a module, ``call`` a function. Replies hold only plain data (see ``wire``).
+``python -I -B worker.py --submission DIR ...``. Before importing anything a student wrote it
+volunteers to be the first the OOM killer picks, drops to the sandbox uid, dies with the
+grader, adopts every orphan of its tree (child subreaper) and sets its limits; each module's
+child then confines itself (Landlock, seccomp; see ``confine``) before the import. It answers
+requests on two pipe fds: ``import`` a module, ``call`` a function. Replies hold only plain
+data (see ``wire``).
 
 The first process never runs student code: each ``import`` forks a child that imports the
 module and answers the calls into it until the grader sends ``reset``. So what one module
 does to the interpreter (patching torch, changing defaults, starting threads) cannot reach
-the next module, and after each module its leftover processes are killed. On SIGUSR1 (a call
+the next module, and after each module its leftover processes are killed: every process of
+the sandbox uid (a uid of this worker's own) or of the PID namespace, or else every
+descendant, which the subreaper sees even after it left the process group. On SIGUSR1 (a call
 ran out of time) the child is killed and the grader told, so a timeout costs no new worker.
 If the child dies any other way, this process dies the same way, and the grader reads how.
 """
@@ -31,6 +36,28 @@ MAX_REPLY_BYTES = 256 << 20  # arrays in one reply (the wire allows twice that p
 WORKER_BROKEN = 70  # the child's own serving code failed (e.g. the module replaced Python built-ins)
 
 
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def volunteer_for_oom(score: int) -> None:
+    """Be the OOM killer's first choice (children inherit it; set as root, student code cannot lower it)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(score))
+    except OSError:
+        pass
+
+
 def drop_privileges(uid: int, gid: int) -> None:
     """Become ``uid``/``gid`` for good (real, effective and saved ids), dropping all capabilities."""
     os.setgroups([])
@@ -40,7 +67,7 @@ def drop_privileges(uid: int, gid: int) -> None:
         raise SystemExit("could not drop privileges")
 
 
-def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, max_open_files: int = 256) -> None:
+def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, own_uid: bool, max_open_files: int = 256) -> None:
     """Cap address space, process count, file size, open files and core dumps for this process tree."""
     import resource
 
@@ -53,7 +80,9 @@ def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, max_open_fi
     if memory_mb > 0:
         cap(resource.RLIMIT_AS, memory_mb << 20)
     if max_processes > 0 and os.getuid() != 0:
-        cap(resource.RLIMIT_NPROC, max_processes)
+        # The limit counts every process and thread of the real uid: a uid shared with other programs
+        # (a staff member grading as themselves) keeps what it runs already.
+        cap(resource.RLIMIT_NPROC, max_processes + (0 if own_uid else _tasks_of(os.getuid())))
     cap(resource.RLIMIT_FSIZE, max_file_mb << 20)
     cap(resource.RLIMIT_NOFILE, max_open_files)  # also bounds memory held in memfd files (each at most max_file_mb)
     cap(resource.RLIMIT_CORE, 0)
@@ -63,6 +92,10 @@ def describe_exception(exc: BaseException, submission: str) -> dict:
     """The error as the student should see it: type, message, and only their own frames."""
     tb = traceback.TracebackException.from_exception(exc, limit=50)
     own = [f for f in tb.stack if f.filename.startswith(submission)]
+    for frame in own:  # the student knows the file by its name, not by where the grader staged it
+        frame.filename = os.path.basename(frame.filename)
+    if getattr(tb, "filename", None) and tb.filename.startswith(submission):  # a SyntaxError's own location
+        tb.filename = os.path.basename(tb.filename)
     tb.stack = traceback.StackSummary.from_list(own)
     text = "".join(tb.format())
     if len(text) > MAX_TEXT:
@@ -84,19 +117,34 @@ def main() -> None:
     parser.add_argument("--memory-mb", type=int, default=0)
     parser.add_argument("--max-processes", type=int, default=256)
     parser.add_argument("--max-file-mb", type=int, default=64)
-    parser.add_argument("--own-pid-namespace", action="store_true", help="every process we can signal is ours (bubblewrap)")
+    parser.add_argument("--cleanup", choices=("namespace", "uid", "descendants"), default="descendants",
+                        help="which leftovers are ours: the PID namespace's, the sandbox uid's, or our descendants")
+    parser.add_argument("--scratch", required=True, help="the one folder student code may write (wiped between submissions)")
+    parser.add_argument("--landlock", action="append", default=None, metavar="PATH",
+                        help="confine each module with Landlock; PATH may be read (repeatable)")
+    parser.add_argument("--seccomp", action="store_true", help="load the syscall filter in each module's child")
+    parser.add_argument("--oom-score-adj", type=int, default=1000)
     args = parser.parse_args()
 
+    parent = os.getppid()
+    volunteer_for_oom(args.oom_score_adj)
     if args.uid >= 0:
         drop_privileges(args.uid, args.gid)
-    set_limits(args.memory_mb, args.max_processes, args.max_file_mb)
+    _die_with_parent(parent)  # after the uid change, which clears the parent-death signal
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of the module's processes come back to us, not to init
+    set_limits(args.memory_mb, args.max_processes, args.max_file_mb, own_uid=args.cleanup != "descendants")
 
     import callables
+    import cleanup
     import numpy as np
     import torch
     import wire
 
     torch.set_num_threads(1)
+    if args.seccomp:
+        import pyseccomp  # noqa: F401 - finds and loads libseccomp now: a module's child may not be able to fork ldconfig
+    if args.landlock is not None:
+        import landlockpy  # noqa: F401
     fd_in, fd_out = args.fd_in, args.fd_out
     submission = os.path.abspath(args.submission)
     sys.path.insert(0, submission)
@@ -193,6 +241,8 @@ def main() -> None:
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)
         os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
         _die_with_parent(zygote)
+        if not _confine(args, request):
+            return
         handle(request, blobs)
         while True:
             try:
@@ -230,7 +280,7 @@ def main() -> None:
         except BlockingIOError:
             note = b""
         os.close(reset_r)
-        _kill_leftovers(pid, args.own_pid_namespace)
+        _kill_leftovers(pid, args.cleanup)
         if note:
             try:
                 current_id[0] = json.loads(note)
@@ -244,7 +294,7 @@ def main() -> None:
         else:
             _die_like(status)
 
-    child, interrupted, zygote, last_folder = [0], [False], os.getpid(), [None]
+    child, interrupted, zygote = [0], [False], os.getpid()
 
     def on_interrupt(signum, frame) -> None:
         interrupted[0] = True
@@ -266,9 +316,11 @@ def main() -> None:
         except EOFError:
             os._exit(0)
         if request.get("op") == "import":
-            if request.get("folder") != last_folder[0] and args.own_pid_namespace:
-                _clear_tmp()  # a new submission: nothing a previous one left in our private /tmp survives
-            last_folder[0] = request.get("folder")
+            # A new module starts with nothing the previous one (or submission) wrote: not in the scratch folder and,
+            # with a uid of its own, not in the folders every user may write.
+            cleanup.remove_tree(args.scratch, keep_folder=True)
+            if args.cleanup == "uid":
+                cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
             run_module(request, blobs)
         elif request.get("op") == "reset":
             current_id[0] = request.get("id")
@@ -289,18 +341,34 @@ def _folder_name(folder) -> str:
     return folder
 
 
-def _clear_tmp() -> None:
-    import shutil
+def _confine(args, request: dict) -> bool:
+    """Apply the kernel layers in this module's child; on failure tell the grader (its fault, not the student's)."""
+    import confine
+    import wire
 
-    for entry in os.listdir("/tmp"):
-        path = os.path.join("/tmp", entry)
+    try:
+        if args.landlock is not None:
+            confine.apply_landlock(args.landlock, [args.scratch])
+        if args.seccomp:
+            confine.apply_seccomp()
+        return True
+    except confine.ConfineError as exc:
+        wire.write_message(args.fd_out, {"id": request.get("id"), "ok": False, "fault": str(exc)}, [])
+        return False
+
+
+def _tasks_of(uid: int) -> int:
+    """Processes and threads the real uid ``uid`` runs now (what RLIMIT_NPROC counts)."""
+    count = 0
+    for entry in _proc_entries():
         try:
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.remove(path)
-        except OSError:
-            pass
+            with open(f"/proc/{entry}/status", "rb") as f:
+                fields = dict(line.split(b":", 1) for line in f if b":" in line)
+            if int(fields[b"Uid"].split()[0]) == uid:
+                count += int(fields.get(b"Threads", b"1"))
+        except (OSError, ValueError, KeyError, IndexError):
+            continue
+    return count
 
 
 def _check_size(nbytes: int) -> None:
@@ -357,25 +425,81 @@ def _fork() -> int:
     return os.fork()
 
 
-def _kill_leftovers(pgid: int, own_pid_namespace: bool) -> None:
-    """Kill what a module left running: its process group, and in our own PID namespace everything we
-    may signal, waiting (up to 5 s) until they are gone so the next module starts with a clean slate."""
+def _kill_leftovers(pgid: int, cleanup: str) -> None:
+    """Kill what a module left running and reap it, waiting (up to 5 s) until nothing is left, so the
+    next module starts with a clean slate and its process limit is not spent on zombies."""
     try:
         os.killpg(pgid, signal.SIGKILL)
     except OSError:
         pass
-    if not own_pid_namespace:
-        return
     end = time.monotonic() + 5
-    while time.monotonic() < end:
-        try:
-            os.kill(-1, signal.SIGKILL)  # spares this process and the namespace's init (bubblewrap)
-        except OSError:
-            pass
-        others = [p for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, os.getpid())]
-        if not others:
+    while True:
+        if cleanup == "descendants":
+            for pid in _children():
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+        else:
+            try:
+                os.kill(-1, signal.SIGKILL)  # every process we may signal: the namespace's or the uid's, not us
+            except OSError:
+                pass
+        _reap()
+        if not _others_alive(cleanup) or time.monotonic() > end:
             return
         time.sleep(0.01)
+
+
+def _proc_entries() -> list[str]:
+    """Process ids in /proc ([] where there is no /proc: the process group is then all we can end)."""
+    try:
+        return [entry for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return []
+
+
+def _children() -> list[int]:
+    me = str(os.getpid()).encode()
+    found = []
+    for entry in _proc_entries():
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[1] == me:
+                        found.append(int(entry))
+            except (OSError, IndexError):
+                continue
+    return found
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _others_alive(cleanup: str) -> bool:
+    if cleanup == "descendants":
+        return bool(_children())
+    me, uid = os.getpid(), os.getuid()
+    for entry in _proc_entries():
+        if int(entry) in (1, me):
+            continue
+        if cleanup == "namespace":
+            return True
+        try:
+            with open(f"/proc/{entry}/status", "rb") as f:
+                if any(line.startswith(b"Uid:") and int(line.split()[1]) == uid for line in f):
+                    return True
+        except (OSError, ValueError, IndexError):
+            continue
+    return False
 
 
 def _die_like(status: int) -> None:

@@ -97,3 +97,38 @@ def test_zip_with_files_at_top_level(tmp_path, assignment):
     assert sum(totals.values()) == assignment.total_points - assignment.problems[-1].points
     with zipfile.ZipFile(tmp_path / "flat.zip") as zf:
         assert all("/" not in n for n in zf.namelist())
+
+
+def test_results_name_the_sandbox_for_staff_only(reference_results):
+    assert reference_results["extra_data"]["sandbox"].startswith("sandbox: ")
+    assert "sandbox:" not in reference_results["output"]
+
+
+def test_a_grader_that_dies_leaves_what_it_graded(tmp_path, assignment):
+    """results.json is rewritten after each problem: kill the grader while the second problem hangs."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    first, second = assignment.modules[0], assignment.modules[1]
+    hang = (paths.REFERENCE / f"{second}.py").read_text() + "\n\nimport time\ntime.sleep(1000)\n"
+    sub = reference_submission(tmp_path / "sub", replace={second: hang})
+    out = tmp_path / "results.json"
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(sub), "--out", str(out), "-q"], cwd=paths.ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert out.exists(), "no results.json while the second problem was being graded"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    results = json.loads(out.read_text())
+    assert_schema(results)
+    totals = problem_totals(results)
+    assert totals[first] == assignment.problem(first).points
+    waiting = [t["output"] for t in results["tests"] if t["name"].startswith(assignment.modules[-1])]
+    assert waiting and all("not graded yet" in text for text in waiting)

@@ -1,11 +1,11 @@
 """`validate`: one table per problem, exit 0 when every variant gets what it should, 1 on any MISS."""
 
 import os
-import shutil
 import subprocess
 import sys
 
 from autograder import paths
+from tests.helpers import one_problem_root
 
 
 def run_validate(*args, root=None):
@@ -15,19 +15,6 @@ def run_validate(*args, root=None):
         env["AUTOGRADER_ROOT"] = str(root)
     return subprocess.run([sys.executable, "-m", "autograder", "validate", *args], cwd=paths.PACKAGE_DIR.parent,
                           env=env, capture_output=True, text=True, timeout=600)
-
-
-def one_problem_root(tmp_path, module):
-    """A copy of the project inputs whose manifest lists only ``module``."""
-    root = tmp_path / "root"
-    shutil.copytree(paths.ASSIGNMENTS / module, root / "assignments" / module)
-    for folder in ("reference", "student_template"):
-        (root / folder).mkdir(parents=True)
-        shutil.copy(paths.ROOT / folder / f"{module}.py", root / folder / f"{module}.py")
-    points = (paths.ASSIGNMENTS / module / "problem.yaml").read_text().split("points:")[1].split()[0]
-    (root / "assignments" / "assignment.yaml").write_text(
-        f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {points}\nproblems:\n  - {module}\n')
-    return root
 
 
 def test_validate_one_problem_prints_its_table_and_passes():

@@ -1,0 +1,111 @@
+"""Kernel layers the worker applies to itself before student code runs: Landlock and seccomp.
+
+Both work for any user, root or not, without namespaces. Landlock limits the filesystem to
+what the worker may read (the Python install, its own code, the staged modules) and one
+scratch folder it may write, refuses TCP, and (ABI 6 and later) keeps signals and abstract
+sockets inside the sandbox, so student code cannot signal the worker's first process or the
+grader. The seccomp filter (which also sets no_new_privs) refuses sockets, ptrace, reading or
+writing other processes' memory, namespaces, mounts, kernel keyrings, BPF and io_uring.
+
+Run with ``--probe`` to print which layers this machine allows (the grader asks once).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import sys
+
+READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/proc", "/sys/devices/system/cpu")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+DENIED_SYSCALLS = (
+    "socket", "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+    "perf_event_open", "bpf", "userfaultfd", "keyctl", "add_key", "request_key",
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "open_tree", "move_mount", "fsopen",
+    "fsmount", "fspick", "mount_setattr", "init_module", "finit_module", "delete_module", "kexec_load",
+    "kexec_file_load", "reboot", "swapon", "swapoff", "syslog", "acct", "settimeofday", "clock_settime",
+    "adjtimex", "clock_adjtime", "quotactl", "iopl", "ioperm", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "open_by_handle_at", "name_to_handle_at", "fanotify_init", "lookup_dcookie",
+)
+NEW_NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x04000000, 0x08000000, 0x40000000, 0x00020000, 0x02000000, 0x00000080)
+# CLONE_NEWUSER, NEWPID, NEWUTS, NEWIPC, NEWNET, NEWNS, NEWCGROUP, NEWTIME
+
+
+class ConfineError(RuntimeError):
+    """A layer that the grader found available could not be applied (a fault of the machine)."""
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 when Landlock is missing, disabled or blocked."""
+    try:
+        import landlockpy
+
+        return int(landlockpy.abi_version()) if landlockpy.supported() else 0
+    except Exception:  # noqa: BLE001 - missing package, old kernel, a container's seccomp profile
+        return 0
+
+
+def apply_landlock(read_only: list[str], writable: list[str]) -> int:
+    """Restrict this process and its future children to ``read_only`` and ``writable``; return the ABI used."""
+    from landlockpy import AccessFS, AccessNet, Ruleset, Scope
+
+    read = AccessFS.READ_FILE | AccessFS.READ_DIR | AccessFS.EXECUTE
+    try:
+        with Ruleset(handled_net=AccessNet.BIND_TCP | AccessNet.CONNECT_TCP | AccessNet.BIND_UDP | AccessNet.CONNECT_SEND_UDP,
+                     scoped=Scope.SIGNAL | Scope.ABSTRACT_UNIX_SOCKET) as ruleset:
+            everything = ruleset.handled_fs
+            for path in [*READ_ONLY_SYSTEM, *read_only]:
+                if os.path.exists(path):
+                    ruleset.allow_path(path, read)
+            for path in DEVICES:
+                if os.path.exists(path):
+                    ruleset.allow_path(path, AccessFS.READ_FILE | AccessFS.WRITE_FILE)
+            for path in writable:
+                ruleset.allow_path(path, everything)
+            ruleset.restrict()
+            return ruleset.abi_version
+    except Exception as exc:  # noqa: BLE001
+        raise ConfineError(f"Landlock could not be applied: {type(exc).__name__}: {exc}") from None
+
+
+def apply_seccomp() -> None:
+    """Load the syscall filter (with no_new_privs): the calls above fail with EPERM, everything else is allowed."""
+    try:
+        import pyseccomp as sc
+
+        refuse = sc.ERRNO(errno.EPERM)
+        rules = sc.SyscallFilter(defaction=sc.ALLOW)
+        for name in DENIED_SYSCALLS:
+            try:
+                rules.add_rule(refuse, name)
+            except (RuntimeError, ValueError, OSError):
+                continue  # a call this architecture or libseccomp does not know
+        for flag in NEW_NAMESPACE_FLAGS:
+            rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+        # clone3 passes its flags in memory a filter cannot read: refuse it so the C library falls back to clone.
+        rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+        rules.load()
+    except Exception as exc:  # noqa: BLE001
+        raise ConfineError(f"the seccomp filter could not be loaded: {type(exc).__name__}: {exc}") from None
+
+
+def probe() -> dict:
+    """Apply both layers in this (throwaway) process and report what worked."""
+    found = {"landlock": 0, "seccomp": False}
+    abi = landlock_abi()
+    if abi:
+        try:
+            found["landlock"] = apply_landlock([sys.prefix, sys.base_prefix], [])
+        except ConfineError as exc:
+            found["landlock_error"] = str(exc)
+    try:
+        apply_seccomp()
+        found["seccomp"] = True
+    except ConfineError as exc:
+        found["seccomp_error"] = str(exc)
+    return found
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["--probe"]:
+    print(json.dumps(probe()))

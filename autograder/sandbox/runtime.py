@@ -1,0 +1,260 @@
+"""What the worker needs on disk, reachable by the sandbox uid, and nothing of the grader's.
+
+Without bubblewrap, a worker that dropped to another uid sees the real filesystem through
+plain permissions. This module makes that view right:
+
+- the Python install must be readable by the sandbox uid. Where it sits under a private
+  folder (``/root`` is 0700: pyenv there, or otter's miniforge on Gradescope), a mirror made of
+  hard links (copies across filesystems) is built once in a root-owned cache and used instead;
+- the worker's own code is copied into the worker's box (the harness folder stays private);
+- the grader's folders (the project with its reference, tests and git history; on Gradescope
+  /autograder/source and /autograder/results) are made private to their owner when other
+  users could read them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .cleanup import remove_tree
+
+WORKER_DIR = Path(__file__).resolve().parent
+WORKER_FILES = ("worker.py", "wire.py", "callables.py", "confine.py", "cleanup.py")
+CACHE = Path(os.environ.get("AUTOGRADER_CACHE", "/var/cache/autograder"))
+SKIPPED_IN_MIRROR = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The Python the worker starts with, and what its environment needs for it to load."""
+
+    executable: str
+    roots: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    mirrored: bool = False
+
+
+def reachable(path: str | Path, need: int = stat.S_IROTH | stat.S_IXOTH) -> bool:
+    """Whether a user with no rights of owner or group can reach ``path`` (and has ``need`` on it)."""
+    path = Path(os.path.realpath(path))
+    try:
+        for parent in reversed(path.parents):
+            if not os.stat(parent).st_mode & stat.S_IXOTH:
+                return False
+        return os.stat(path).st_mode & need == need
+    except OSError:
+        return False
+
+
+def python_roots() -> list[str]:
+    """Directories the grader's Python needs: the environment and the interpreter it is built on."""
+    roots = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+    exe_dir = os.path.dirname(os.path.realpath(sys.executable))
+    if not any(exe_dir.startswith(r + os.sep) for r in roots):
+        roots.add(exe_dir)
+    return sorted(roots)
+
+
+def this_interpreter() -> Interpreter:
+    """The grader's own Python, as it is."""
+    return Interpreter(sys.executable, tuple(python_roots()))
+
+
+def interpreter_for_others() -> Interpreter:
+    """The grader's Python if any user can read it, else a mirror of it that any user can (built once, as root)."""
+    if all(reachable(r) for r in python_roots()):
+        return this_interpreter()
+    return _mirror()
+
+
+def _fingerprint() -> str:
+    base, prefix = Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()
+    marks = [str(base), str(prefix), sys.version]
+    for path in (Path(os.path.realpath(sys.executable)), base / "lib", prefix / "pyvenv.cfg", Path(sysconfig.get_paths()["purelib"])):
+        try:
+            info = os.stat(path)
+            marks.append(f"{path}:{info.st_mtime_ns}:{info.st_size}")
+        except OSError:
+            marks.append(f"{path}:-")
+    return hashlib.sha256(json.dumps(marks).encode()).hexdigest()[:16]
+
+
+def _mirror() -> Interpreter:
+    """A copy of the Python install under the cache, hard-linked where it can be; reused while the install is unchanged."""
+    target = CACHE / f"python-{_fingerprint()}"
+    if not (target / "ready.json").is_file():
+        _ensure_private_owner(CACHE)
+        work = Path(tempfile.mkdtemp(prefix="python-building-", dir=CACHE))
+        os.chmod(work, 0o755)
+        _build_mirror(work, target)
+        try:
+            os.rename(work, target)
+        except OSError:  # another grader finished the same mirror first
+            shutil.rmtree(work, ignore_errors=True)
+    spec = json.loads((target / "ready.json").read_text(encoding="utf-8"))
+    return Interpreter(spec["executable"], tuple(spec["roots"]), spec["env"], mirrored=True)
+
+
+def _build_mirror(work: Path, target: Path) -> None:
+    """Lay out the mirror in ``work``; every path it records is where it will live, ``target``."""
+    base, prefix = Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()
+    in_venv = base != prefix
+    _link_tree(base, work / "base", skip_site_packages=in_venv)
+    roots = [target / "base"]
+    executable = target / "base" / "bin" / os.path.basename(os.path.realpath(sys.executable))
+    if in_venv:
+        # A venv of the mirrored base whose site-packages is the real one when any user can read it.
+        version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+        site = Path(sysconfig.get_paths()["purelib"]).resolve()
+        venv = work / "venv"
+        if reachable(site):
+            (venv / "lib" / version).mkdir(parents=True)
+            os.symlink(site, venv / "lib" / version / "site-packages")
+            roots.append(site)
+        else:
+            _link_tree(prefix, venv, skip_site_packages=False)
+        (venv / "bin").mkdir(parents=True, exist_ok=True)
+        python = venv / "bin" / "python"
+        python.unlink(missing_ok=True)
+        os.symlink(executable, python)
+        (venv / "pyvenv.cfg").unlink(missing_ok=True)  # a hard link to the real one: write a new file, never through it
+        (venv / "pyvenv.cfg").write_text(f"home = {executable.parent}\ninclude-system-site-packages = false\n"
+                                         f"version = {sys.version.split()[0]}\n", encoding="utf-8")
+        roots.append(target / "venv")
+        executable = target / "venv" / "bin" / "python"
+    spec = {"executable": str(executable), "roots": sorted(str(r) for r in roots), "env": {"LD_LIBRARY_PATH": str(target / "base" / "lib")}}
+    (work / "ready.json").write_text(json.dumps(spec), encoding="utf-8")
+
+
+def _link_tree(source: Path, target: Path, skip_site_packages: bool) -> None:
+    """Hard-link (or copy, across filesystems) ``source`` into ``target``, leaving out test suites and GUI kits."""
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        skipped = {n for n in names if n in SKIPPED_IN_MIRROR and Path(folder).name.startswith("python")}
+        if skip_site_packages and Path(folder).name.startswith("python") and Path(folder).parent.name == "lib":
+            skipped.add("site-packages")
+        return skipped
+
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, symlinks=True, ignore=ignore, copy_function=link)
+
+
+def _ensure_private_owner(folder: Path) -> None:
+    folder.mkdir(mode=0o755, parents=True, exist_ok=True)
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise RuntimeError(f"{folder} must be a folder owned by this user and writable only by it; remove it or set AUTOGRADER_CACHE")
+
+
+def verify(interpreter: Interpreter, uid: int, gid: int) -> None:
+    """Start ``interpreter`` as ``uid`` once; raise with its error if it cannot load (a machine fault)."""
+    proc = subprocess.run([interpreter.executable, "-I", "-B", "-c", "import sys, encodings; print(sys.prefix)"],
+                          user=uid, group=gid, extra_groups=[], env=dict(interpreter.env, PATH="/usr/bin:/bin"),
+                          cwd="/", capture_output=True, text=True, timeout=60, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the sandbox user cannot start {interpreter.executable}: {proc.stderr.strip()[-500:]}")
+
+
+def make_private(paths: list[Path]) -> list[str]:
+    """Take other users' access away from each path they can reach (the grader's own folders); return what changed.
+
+    A path inside the Python install (a harness installed into site-packages) is left alone: the
+    sandbox needs to read it, and so may other users of that Python."""
+    changed = []
+    roots = [Path(r) for r in python_roots()]
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        real = Path(os.path.realpath(path))
+        if any(real == r or real.is_relative_to(r) for r in roots):
+            continue
+        if info.st_mode & 0o007 and reachable(path, stat.S_IXOTH):
+            os.chmod(path, stat.S_IMODE(info.st_mode) & ~0o007)
+            changed.append(str(path))
+    return changed
+
+
+@dataclass
+class Box:
+    """One worker's folders: its code, the staged submissions (readable by its group only) and its scratch."""
+
+    root: Path
+    worker: Path
+    submissions: Path
+    scratch: Path
+    gid: int | None = None
+
+    @classmethod
+    def create(cls, uid: int | None = None, gid: int | None = None) -> Box:
+        """A fresh box; with ``uid``/``gid`` (a root grader) only that sandbox user reaches inside it."""
+        root = Path(tempfile.mkdtemp(prefix="autograder-box-", dir=_reachable_tmp() if uid is not None else None))
+        box = cls(root, root / "worker", root / "submissions", root / "scratch", gid)
+        box.worker.mkdir()
+        for name in WORKER_FILES:
+            shutil.copy(WORKER_DIR / name, box.worker / name)
+        box.submissions.mkdir()
+        box.scratch.mkdir()
+        if uid is not None:
+            os.chmod(root, 0o711)
+            for path in [box.worker, *box.worker.iterdir()]:
+                os.chmod(path, 0o755 if path.is_dir() else 0o644)
+            box.admit(box.submissions)
+            os.chown(box.scratch, uid, gid)
+        os.chmod(box.scratch, 0o700)
+        return box
+
+    def admit(self, folder: Path) -> None:
+        """Let the worker's group (and nobody else) read ``folder`` and the files in it."""
+        if self.gid is None:
+            return
+        for path in [folder, *folder.rglob("*")]:
+            os.lchown(path, 0, self.gid)
+            if not path.is_symlink():
+                os.chmod(path, 0o750 if path.is_dir() else 0o640)
+
+    def remove(self) -> None:
+        """Delete the box, including what student code left in the scratch folder (even folders it locked)."""
+        remove_tree(str(self.root))
+
+
+def tree_bytes(path: str | Path) -> int:
+    """Disk (or memory) used by the files under ``path``, links not followed."""
+    total = 0
+    for dirpath, _dirnames, filenames in os.walk(path, onerror=lambda _exc: None):
+        for name in filenames:
+            try:
+                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            except OSError:
+                continue
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            total += info.st_blocks * 512
+    except OSError:
+        pass
+    return total
+
+
+def _reachable_tmp() -> str:
+    """A temporary folder other users can traverse (``$TMPDIR`` may be private, as under pytest)."""
+    for folder in (tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"):
+        if reachable(folder, stat.S_IXOTH) and os.access(folder, os.W_OK):
+            return folder
+    raise RuntimeError("no temporary folder that the sandbox user can reach (tried $TMPDIR, /tmp, /var/tmp, /dev/shm)")

@@ -1,0 +1,106 @@
+"""The sandbox modes this machine can produce, and how to run the grader in each.
+
+A mode is a set of layers switched off (``AUTOGRADER_NO_*``) and the user the grader runs as.
+When the suite runs as root, the "user" modes run the grader as an unprivileged uid of their
+own (one per graded case, so process limits never collide), with a Python that user can read
+and a venv whose folders it owns (as on a staff laptop, where the venv is the user's own).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.sandbox import policy, runtime
+
+USER_UID_BASE = 63000     # uids the "user" modes run the grader as (the sandbox leases 64000 and up)
+ALL_OFF = {"AUTOGRADER_NO_BWRAP": "1", "AUTOGRADER_NO_LANDLOCK": "1", "AUTOGRADER_NO_SECCOMP": "1"}
+
+
+@dataclass(frozen=True)
+class Mode:
+    """One way of running the grader, and the layers in force there."""
+
+    name: str
+    env: dict[str, str] = field(default_factory=dict)
+    as_user: bool = False
+    protections: policy.Protections | None = None
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def protections_under(env: dict[str, str], as_user: bool) -> policy.Protections:
+    """What ``policy.detect`` says in a grader started with ``env`` (as another user if ``as_user``)."""
+    code = ("import json; from autograder.sandbox import policy; p = policy.detect(); "
+            "print(json.dumps([p.bwrap, p.is_root, p.landlock, p.seccomp]))")
+    full = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRADER_NO_")} | env
+    proc = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    bwrap, is_root, landlock, seccomp = json.loads(proc.stdout.strip().splitlines()[-1])
+    if as_user:
+        is_root = False
+        bwrap = None  # the user modes are the no-namespace ones
+    return policy.Protections(bwrap=bwrap, is_root=is_root, landlock=landlock, seccomp=seccomp)
+
+
+def available() -> list[Mode]:
+    """Every mode this machine produces, strongest first; a mode that equals an earlier one is left out."""
+    root = os.geteuid() == 0
+    suite_off = {k: v for k, v in os.environ.items() if k.startswith("AUTOGRADER_NO_")}
+    wanted = [("bwrap", {}, False)]
+    if root:
+        wanted += [("root", {"AUTOGRADER_NO_BWRAP": "1"}, False), ("root-bare", dict(ALL_OFF), False)]
+    wanted += [("user", {"AUTOGRADER_NO_BWRAP": "1"}, True), ("user-bare", dict(ALL_OFF), True)]
+    modes, seen = [], set()
+    for name, env, as_user in wanted:
+        env = suite_off | env
+        found = protections_under(env, as_user and root)
+        if name == "bwrap" and not found.bwrap:
+            continue
+        key = (found.bwrap is not None, found.is_root, found.landlock, found.seccomp)
+        if key in seen:
+            continue
+        seen.add(key)
+        modes.append(Mode(name, env, as_user and root, found))
+    return modes
+
+
+def user_python(folder: Path, uid: int) -> tuple[str, dict[str, str]]:
+    """A venv owned by ``uid`` in ``folder`` (its files hard links to ours, its folders the user's), on a Python it can read."""
+    base = runtime.interpreter_for_others()
+    venv = folder / "venv"
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = Path(sysconfig.get_paths()["purelib"]).resolve()
+    target = venv / "lib" / version / "site-packages"
+    target.parent.mkdir(parents=True)
+    try:
+        shutil.copytree(site, target, symlinks=True, copy_function=os.link)
+    except OSError:  # another filesystem: a symlink keeps the test cheap (the venv is then not the user's)
+        shutil.rmtree(target, ignore_errors=True)
+        os.symlink(site, target)
+    (venv / "bin").mkdir()
+    base_python = Path(base.executable).resolve()
+    os.symlink(base_python, venv / "bin" / "python")
+    (venv / "pyvenv.cfg").write_text(f"home = {base_python.parent}\ninclude-system-site-packages = false\n"
+                                     f"version = {sys.version.split()[0]}\n", encoding="utf-8")
+    chown_tree(folder, uid)
+    return str(venv / "bin" / "python"), dict(base.env)
+
+
+def chown_tree(folder: Path, uid: int) -> None:
+    """Give ``uid`` the folders under ``folder`` (and the files written for it, not hard links to ours)."""
+    for dirpath, dirnames, filenames in os.walk(folder):
+        os.lchown(dirpath, uid, uid)
+        for name in filenames + dirnames:
+            path = Path(dirpath, name)
+            info = path.lstat()
+            if path.is_symlink() or info.st_nlink > 1:
+                continue
+            os.lchown(path, uid, uid)

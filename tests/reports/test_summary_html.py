@@ -1,0 +1,70 @@
+"""summary.html: one offline page (no script, no network), every student string escaped; it renders in Chromium."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from autograder.reports import plots, summary_html
+from autograder.roster import Entry, Student
+from tests.helpers import make_report
+
+EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+NAMED = {
+    f"sub_{i}": make_report(f"sub_{i}", {"qkv_arithmetic": [("t1", 1, i % 2 == 0), ("t2", 2, *((True,) if i % 3 == 0 else (False, "scale_ignored")))],
+                                         "complexity": [("c1", 3, i % 4 == 0)]}, seconds=float(i))
+    for i in range(12)
+}
+NAMED["sub_<b>"] = make_report("sub_<b>", {}, seconds=99.0, notes=(f"grader error: {EVIL}",))
+ROSTER = {"sub_1": Entry((Student(EVIL, "1", "e@x"),)), "sub_<b>": Entry((Student("Bo & <i>Co</i>", "2", "bo@x"),))}
+MODULES = ["qkv_arithmetic", "complexity"]
+
+
+def page(pngs=None):
+    reports = list(NAMED.values())
+    pngs = pngs if pngs is not None else {"totals": plots.totals_png(reports), "problems": plots.problems_png(reports, MODULES)}
+    return summary_html.render(NAMED, MODULES, pngs, ROSTER, title=f"Grades {EVIL}", hint_of=lambda m, n: f"hint {EVIL}")
+
+
+def test_student_strings_are_escaped_and_the_page_is_self_contained():
+    text = page()
+    assert "<script" not in text and "onerror=alert(1)>" not in text and "<b>" not in text and "<i>Co" not in text
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in text and "Bo &amp; &lt;i&gt;Co&lt;/i&gt;" in text
+    assert "sub_&lt;b&gt;" in text
+    sources = re.findall(r'src="([^"]*)"', text)
+    assert len(sources) == 2 and all(re.fullmatch(r"data:image/png;base64,[A-Za-z0-9+/=]+", s) for s in sources)
+    assert not re.search(r"https?:|//[a-z]|@import|url\(", re.sub(r'src="data:[^"]*"', "", text))
+
+
+def test_sections_show_the_same_counts_as_the_records():
+    text = page(pngs={})
+    assert "13 submissions" in text and text.count("no plot") == 2
+    # t2 passes for i = 0, 3, 6, 9 of the 12 graded submissions; scale_ignored showed where it failed.
+    assert "<td>t2</td>" in text and "<td class=\"n\">4/12</td>" in text and "<td class=\"n\">8</td><td><code>scale_ignored</code>" in text
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(chromium() is None, reason="Chromium is not installed (apt-get install chromium); the page is not rendered")
+def test_the_page_renders_in_headless_chromium(tmp_path):
+    from PIL import Image
+
+    (tmp_path / "summary.html").write_text(page(), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    profile = tmp_path / "profile"
+    profile.mkdir()
+    proc = subprocess.run([chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                           f"--user-data-dir={profile}", f"--screenshot={shot}", "--window-size=1200,2000",
+                           (tmp_path / "summary.html").as_uri()], capture_output=True, text=True, timeout=120)
+    assert shot.is_file(), proc.stderr[-2000:]
+    image = Image.open(shot).convert("RGB")
+    assert image.size == (1200, 2000)
+    pixels = list(image.get_flattened_data())
+    ink = sum(1 for r, g, b in pixels if min(r, g, b) < 200) / len(pixels)
+    blue = sum(1 for r, g, b in pixels if abs(r - 0x44) < 40 and abs(g - 0x72) < 40 and abs(b - 0xC4) < 40) / len(pixels)
+    assert ink > 0.03, f"only {ink:.1%} of the screenshot is not white"
+    assert blue > 0.005, f"only {blue:.2%} of the screenshot has the plots' blue: the plots or bars did not render"

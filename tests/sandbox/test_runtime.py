@@ -1,0 +1,98 @@
+"""What the worker needs on disk: a Python the sandbox uid can start, its box, and the grader's folders kept private."""
+
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from autograder.sandbox import identity, runtime
+
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason="another uid needs root")
+
+
+def test_reachable_follows_every_parent(tmp_path):
+    inner = tmp_path / "a" / "b"
+    inner.mkdir(parents=True)
+    os.chmod(tmp_path, 0o755)
+    os.chmod(tmp_path / "a", 0o755)
+    os.chmod(inner, 0o755)
+    assert runtime.reachable(inner) is runtime.reachable(tmp_path)  # pytest's base folder decides for both
+    os.chmod(tmp_path / "a", 0o700)
+    assert not runtime.reachable(inner)
+
+
+@root_only
+def test_the_sandbox_uid_can_start_the_chosen_python_and_import_torch():
+    python = runtime.interpreter_for_others()
+    lease = identity.lease()
+    try:
+        proc = subprocess.run([python.executable, "-I", "-c", "import torch, numpy, landlockpy, pyseccomp; print(torch.ones(2).sum().item())"],
+                              user=lease.uid, group=lease.gid, extra_groups=[], env=dict(python.env, PATH="/usr/bin:/bin"),
+                              cwd="/", capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0 and proc.stdout.strip() == "2.0", proc.stderr
+    finally:
+        lease.release()
+
+
+@root_only
+def test_a_mirror_never_writes_through_its_hard_links(tmp_path, monkeypatch):
+    """The mirror's pyvenv.cfg is written anew: the real venv's file (a hard link source) keeps its contents."""
+    monkeypatch.setattr(runtime, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(runtime, "reachable", lambda path, need=0: False)  # as if the whole install were private
+    import sys
+
+    cfg = os.path.join(sys.prefix, "pyvenv.cfg")
+    before = open(cfg).read() if os.path.exists(cfg) else None
+    built = runtime._mirror()
+    assert built.mirrored and os.path.exists(built.executable)
+    if before is not None:
+        assert open(cfg).read() == before
+
+
+@root_only
+def test_box_lets_only_its_own_group_read_the_staged_modules(tmp_path):
+    lease = identity.lease()
+    box = runtime.Box.create(lease.uid, lease.gid)
+    try:
+        staged = box.submissions / "one"
+        staged.mkdir()
+        (staged / "m.py").write_text("x = 1\n")
+        box.admit(staged)
+        info = os.stat(staged / "m.py")
+        assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (0, lease.gid, 0o640)
+        assert stat.S_IMODE(os.stat(box.root).st_mode) == 0o711
+        assert os.stat(box.scratch).st_uid == lease.uid and stat.S_IMODE(os.stat(box.scratch).st_mode) == 0o700
+        other = identity.lease()
+        try:
+            for who, can in ((lease, True), (other, False)):
+                proc = subprocess.run(["/bin/cat", str(staged / "m.py")], user=who.uid, group=who.gid, extra_groups=[], capture_output=True)
+                assert (proc.returncode == 0) is can
+        finally:
+            other.release()
+    finally:
+        box.remove()
+        lease.release()
+    assert not box.root.exists()
+
+
+@root_only
+def test_make_private_takes_other_users_out():
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="private-test-", dir="/tmp"))  # pytest's own folders are private already
+    try:
+        os.chmod(folder, 0o755)
+        assert runtime.reachable(folder, stat.S_IXOTH)
+        assert runtime.make_private([folder]) == [str(folder)]
+        assert not runtime.reachable(folder, stat.S_IXOTH)
+        assert runtime.make_private([folder]) == []  # nothing left to do
+    finally:
+        os.rmdir(folder)
+
+
+def test_make_private_leaves_the_python_install_alone():
+    import sys
+
+    assert runtime.make_private([sys.prefix]) == []
