@@ -82,7 +82,8 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 
 apt-get update
-apt-get install -y --no-install-recommends wget ca-certificates
+# wget fetches Miniforge; libseccomp2 is what the sandbox's seccomp layer loads (pyseccomp).
+apt-get install -y --no-install-recommends wget ca-certificates libseccomp2
 # Optional: bubblewrap gives the sandbox namespaces where the container allows them.
 apt-get install -y --no-install-recommends bubblewrap || echo "warning: bubblewrap not installed; the sandbox runs without namespaces"
 
@@ -98,7 +99,7 @@ rm -f /tmp/miniforge.sh
 # Everything else from PyPI, at the versions the tests ran with.
 {ENV_DIR}/bin/python -m pip install --no-cache-dir -r {SOURCE}/requirements.txt -c {SOURCE}/constraints.txt
 {ENV_DIR}/bin/python -m pip check
-{ENV_DIR}/bin/python -c "import torch, numpy, yaml, otter; assert torch.version.cuda is None, 'torch is not the CPU build'"
+{ENV_DIR}/bin/python -c "import torch, numpy, yaml, otter, landlockpy, pyseccomp; assert torch.version.cuda is None, 'torch is not the CPU build'"
 
 chmod -R go-w,go+rX {CONDA_DIR} {ENV_DIR}
 chmod 700 {SOURCE}  # the harness, the reference and the hidden tests: root only

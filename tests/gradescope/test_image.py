@@ -37,7 +37,7 @@ def installs(setup_sh: str) -> list[tuple[str, tuple[str, ...], bool]]:
 def test_setup_installs_exactly_what_grading_needs_from_where_it_should(files):
     torch_version = next(r for r in image.grading_requirements() if r.startswith("torch==")).split("==")[1]
     assert installs(files["setup.sh"]) == [
-        ("apt", ("wget", "ca-certificates"), False),
+        ("apt", ("wget", "ca-certificates", "libseccomp2"), False),
         ("apt", ("bubblewrap",), True),
         ("download", ("https://github.com/conda-forge/miniforge/releases/download/25.3.1-0/Miniforge3-Linux-$(uname -m).sh",), False),
         ("conda", ("--quiet", "-p", image.ENV_DIR, "-f", "/autograder/source/environment.yml"), False),
