@@ -78,8 +78,9 @@ def interpreter_for_others() -> Interpreter:
 
 
 def _fingerprint() -> str:
+    """What the mirror depends on: the install's paths and dates, and whether its site-packages can be linked to as is."""
     base, prefix = Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()
-    marks = [str(base), str(prefix), sys.version]
+    marks = [str(base), str(prefix), sys.version, reachable(Path(sysconfig.get_paths()["purelib"]).resolve())]
     for path in (Path(os.path.realpath(sys.executable)), base / "lib", prefix / "pyvenv.cfg", Path(sysconfig.get_paths()["purelib"])):
         try:
             info = os.stat(path)
