@@ -18,8 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import manifest, paths
-from ..sandbox import runtime
+from .. import manifest
 from . import cgroups, image, layout
 
 NO_NAMESPACES = "AUTOGRADER_NO_BWRAP"  # the sandbox's switch that refuses bubblewrap (as many containers do)
@@ -67,10 +66,6 @@ def emulate(
     environment = Path(environment or sys.prefix)
     not_emulated = [f"the image: setup.sh is not run; {environment} stands in for {image.ENV_DIR}",
                     "Docker's own confinement (seccomp profile, dropped capabilities, network): only the cgroup is emulated"]
-    if environment.resolve().is_relative_to(paths.ROOT):
-        # Local grading makes the project private; so must this run, or a mirror of the Python install
-        # that the sandbox caches here would point into a folder its user later cannot read.
-        runtime.make_private([paths.ROOT])
     with layout.exclusive_root() as root:
         layout.lay_out(root, Path(autograder_zip), Path(submission))
         group = None
