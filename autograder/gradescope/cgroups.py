@@ -2,8 +2,8 @@
 
 cgroup v2 is used where the process's own cgroup (or the mount's root) can delegate the ``cpu``
 and ``memory`` controllers; otherwise the v1 ``memory`` and ``cpu`` hierarchies (plus ``cpuacct``
-and ``freezer`` when mounted). Paths come from /proc/self/mountinfo and /proc/self/cgroup, both
-of which a caller may pass in (the tests build a fake tree).
+and ``freezer`` when mounted). Paths come from /proc/self/mountinfo and /proc/self/cgroup (read
+by ``cgroupfs``), both of which a caller may pass in (the tests build a fake tree).
 """
 
 from __future__ import annotations
@@ -70,13 +70,20 @@ class Cgroup:
         """Every process in the cgroup (and any cgroup below it)."""
         return _pids(p for d in self.dirs for p in d.rglob("cgroup.procs"))
 
+    def apply(self, caps: Caps) -> None:
+        """Write the CPU quota and the memory limit (no swap beyond it)."""
+        raise NotImplementedError
+
     def peak_mb(self) -> float | None:
+        """The most memory the cgroup held at once, page cache included (None: the kernel does not say)."""
         raise NotImplementedError
 
     def oom_kills(self) -> int | None:
+        """How many processes the OOM killer ended inside the cgroup."""
         raise NotImplementedError
 
     def cpu_seconds(self) -> float | None:
+        """CPU time used by everything in the cgroup."""
         raise NotImplementedError
 
     def throttled_periods(self) -> int | None:
