@@ -1,6 +1,6 @@
 """Run the zip's entry point as Gradescope would: /autograder laid out, as root, in a capped cgroup, then everything killed.
 
-``emulate`` is the one entry: the ``gradescope`` command, the tests and the benchmarks call it.
+``emulate`` is the one entry: the ``emulate`` command, the tests and the benchmarks call it.
 The project's Python environment stands in for the image's (setup.sh is not run here: nothing
 can reach the package indexes), and what could not be emulated is listed in the result.
 """
