@@ -21,7 +21,7 @@ def chi2_cdf(x: np.ndarray | float, k: int) -> np.ndarray:
     """
     y = np.asarray(x, dtype=np.float64) / 2.0
     a = k / 2.0
-    out = np.zeros_like(y)
+    cdf = np.zeros_like(y)
     positive = y > 0
     y = y[positive]
     with np.errstate(divide="ignore"):
@@ -34,8 +34,8 @@ def chi2_cdf(x: np.ndarray | float, k: int) -> np.ndarray:
         total += term
         if j > y.max(initial=0.0) and not (term > 1e-17 * total).any():
             break
-    out[positive] = np.minimum(total, 1.0)
-    return out
+    cdf[positive] = np.minimum(total, 1.0)
+    return cdf
 
 
 def f_sf(c: float, a: int, b: int) -> float:
