@@ -155,9 +155,9 @@ def test_error_values_within_reference_spread(random_features):
         expect_true(abs(math.log(value) - math.log(errors.mean())) <= half,
                     f"the error {value:.4g} is far from what these arguments give (it should be the mean over trials of "
                     "||rff_attention - softmax attention||_F / ||softmax attention||_F)", called=call.shown)
-    # With one token both attentions return v_1, so the error is rounding only (at most 7e-16 in float64 over 300 seeds;
-    # float32 arithmetic stays far below the 1e-4 accepted): the inputs must have n_tokens rows. Inputs of 64 rows gave
-    # errors between 0.10 and 1.4 in all 300 seeds tried (bench/bench_random_features_power.py).
+    # With one token both attentions return v_1, so the error is rounding only (at most 7e-16 in float64 over 300 seeds,
+    # and float32 rounding is near 1e-7, far below the 1e-4 accepted): the inputs must have n_tokens rows. Inputs of 64
+    # rows gave errors between 0.10 and 1.4 in all 300 seeds tried (bench/bench_random_features_power.py).
     call = Call(random_features.approximation_error, 8, 4, n_tokens=1, n_trials=4, seed=7)
     value = call.result()
     if isinstance(value, np.ndarray) and value.size == 1:
