@@ -58,10 +58,11 @@ def test_causality(causal_linear_attention):
         a, b = before.result(), after.result()
         expect_true(isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.shape == b.shape == (12, 2),
                     f"{before.shown} should return a tensor of shape (12, 2)")
-        scale = float(np.abs(a[:t]).max())
-        expect_true(np.allclose(a[:t], b[:t], rtol=1e-9, atol=1e-9 * scale),
-                    f"{func.func}: changing only the tokens at positions {t} and later changed the outputs at positions before {t}; "
-                    "output i may depend only on the tokens j <= i")
+        if np.isfinite(a).all() and np.isfinite(b).all():  # non-finite outputs fail the comparison with the reference below
+            scale = float(np.abs(a[:t]).max())
+            expect_true(np.allclose(a[:t], b[:t], rtol=1e-9, atol=1e-9 * scale),
+                        f"{func.func}: changing only the tokens at positions {t} and later changed the outputs at positions before {t}; "
+                        "output i may depend only on the tokens j <= i")
         before.matches_reference()
         after.matches_reference()
 

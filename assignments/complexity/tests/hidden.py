@@ -95,12 +95,16 @@ def test_kernel_feature_dim_matches_explicit_feature_map(complexity):
 def test_linear_attention_macs_match_profiler(complexity):
     for N, D, M, degree in [(7, 3, 5, 2), (6, 2, 3, 3), (5, 4, 2, 1), (4, 3, 1, 2)]:
         expect_count(Call(complexity.linear_attention_macs, N, D, M, degree=degree), measured_linear_attention(N, D, M, degree))
+    # Without `degree`, the handout's default of 2.
+    expect_count(Call(complexity.linear_attention_macs, 5, 3, 4), measured_linear_attention(5, 3, 4, 2))
 
 
 @test_case(points=1, hidden=True)
 def test_crossover_length_matches_profiler(complexity):
     for D, M, degree in [(5, 2, 1), (1, 1, 2), (2, 3, 3), (3, 6, 2)]:
         expect_count(Call(complexity.crossover_length, D, M, degree=degree), measured_crossover(D, M, degree))
+    # Without `degree`, the handout's default of 2.
+    expect_count(Call(complexity.crossover_length, 2, 5), measured_crossover(2, 5, 2))
 
 
 @test_case(points=1, hidden=True)
@@ -123,7 +127,9 @@ def test_crossover_length_exact_for_large_dimensions(complexity):
 def test_relative_position_bias_params_more_sizes_and_clipping_edges(complexity):
     cases = [((2, 1), {}), ((7, 12), {}), ((100, 8), {}), ((1, 6), {}), ((12, 1), {"max_distance": None}),
              ((10, 4), {"max_distance": 20}), ((10, 4), {"max_distance": 9}), ((10, 4), {"max_distance": 0}),
-             ((1, 6), {"max_distance": 3}), ((12, 5), {"max_distance": 4})]
+             ((1, 6), {"max_distance": 3}), ((12, 5), {"max_distance": 4}),
+             # Long contexts without max_distance: nothing is clipped, however far apart two tokens are.
+             ((300, 4), {}), ((2048, 12), {})]
     for args, kwargs in cases:
         call = Call(complexity.relative_position_bias_params, *args, **kwargs)
         expect_count(call, call.reference())

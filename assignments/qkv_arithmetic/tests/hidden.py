@@ -62,6 +62,9 @@ def test_argmax_ties_go_to_lowest_key(qkv_arithmetic):
 @test_case(points=1, hidden=True)
 def test_argmax_batched(qkv_arithmetic):
     Call(qkv_arithmetic.argmax_attention, randn(2, 3, 5, 4, seed=15), randn(2, 3, 7, 4, seed=16), randn(2, 3, 7, 6, seed=17)).matches_reference()
+    # A near tie: the best key wins alone, however close the runner-up (a sharp softmax would mix the two).
+    K_near = torch.tensor([[0.5, 0.0], [1.0, 0.0], [0.999, 0.0]], dtype=torch.float64)
+    Call(qkv_arithmetic.argmax_attention, torch.tensor([[1.0, 0.0]], dtype=torch.float64), K_near, randn(3, 2, seed=25)).matches_reference()
 
 
 @test_case(points=1, hidden=True)

@@ -9,7 +9,8 @@ import math
 import numpy as np
 import torch
 
-from autograder.testkit import Background, Call, Seeded, expect_true, fail, problem_support, randn, test_case
+from autograder.stats import f_isf
+from autograder.testkit import Background, Call, Seeded, describe, expect_true, fail, problem_support, randn, reference_value, test_case
 
 OK_FORMAT = False
 name = "random_features_hidden"
@@ -31,6 +32,14 @@ def frequencies(F, D, seed, dtype=torch.float64):
 SPREAD_SETTINGS = [dict(D=64, num_features=64, n_tokens=32, input_scale=0.05), dict(D=128, num_features=32, n_tokens=24, input_scale=0.04)]
 # 256 reference runs: started when this file loads, they overlap the sandbox's work.
 SPREAD_ERRORS = Background(lambda: [support.reference_errors(SPREAD_SEED, **s) for s in SPREAD_SETTINGS])
+
+# The setting of test_error_averages_fresh_draws (see there): the student's errors at FRESH_STUDENT_SEEDS
+# against the reference's at FRESH_REFERENCE_RUNS other seeds, each a mean of FRESH["n_trials"] trials.
+FRESH = dict(D=16, num_features=4, n_tokens=16, input_scale=0.05, n_trials=64)
+FRESH_STUDENT_SEEDS = range(1_000, 1_024)
+FRESH_REFERENCE_RUNS = 128
+FRESH_LOG_ERRORS = Background(lambda: np.log([reference_value("random_features", "approximation_error", (), dict(FRESH, seed=30_000 + i))
+                                              for i in range(FRESH_REFERENCE_RUNS)]))
 
 
 @test_case(points=1, hidden=True)
@@ -76,8 +85,8 @@ def test_rff_attention_long_sequence_in_linear_memory(random_features):
 
 @test_case(points=1, hidden=True)
 def test_frequencies_law_without_generator(random_features):
-    # generator=None draws from torch's global random state. False-failure chance at most 1e-7, by the exact bounds
-    # in frequency_law_problems.
+    # generator=None draws from torch's global random state. False-failure chance at most 2e-7, by the exact bounds
+    # in frequency_law_problems (moments, row lengths, independence of consecutive rows).
     D, n = 9, 20_000
     call = Call(random_features.sample_frequencies, D, n)
     problems = frequency_law_problems(call.result(), D, n, budget=1e-7)
@@ -121,9 +130,15 @@ def test_error_reproducible_from_seed(random_features):
     a, b, c = (as_float(x.result(), x.shown) for x in (first, again, other))
     expect_true(a == b, "the same seed gave two different errors: draw everything from a torch.Generator seeded with `seed`", called=first.shown)
     expect_true(a != c, "seeds 5 and 6 gave the same error: the inputs and frequencies should come from the seeded generator", called=other.shown)
+    # Left out, the optional arguments take the handout's defaults; written out, they must give the same number.
+    default = Call(random_features.approximation_error, 4, 8)
+    written_out = Call(random_features.approximation_error, 4, 8, n_tokens=64, input_scale=0.3, n_trials=8, seed=0)
+    d, w = as_float(default.result(), default.shown), as_float(written_out.result(), written_out.shown)
+    expect_true(d == w, f"{default.shown} should equal {written_out.shown} (the handout's defaults written out), but the two differ: "
+                "check the defaults n_tokens=64, input_scale=0.3, n_trials=8, seed=0", called=default.shown)
 
 
-@test_case(points=2, hidden=True)
+@test_case(points=1, hidden=True)
 def test_error_values_within_reference_spread(random_features):
     # For each setting, the band is the reference's mean single-trial error (128 other seeds) widened by BAND_SE
     # standard errors of the log of a T-trial mean, cv * sqrt(1/T + 1/128) (delta method). Under the Gaussian model
@@ -140,3 +155,37 @@ def test_error_values_within_reference_spread(random_features):
         expect_true(abs(math.log(value) - math.log(errors.mean())) <= half,
                     f"the error {value:.4g} is far from what these arguments give (it should be the mean over trials of "
                     "||rff_attention - softmax attention||_F / ||softmax attention||_F)", called=call.shown)
+    # With one token both attentions return v_1, so the error is rounding only (at most 7e-16 in float64 over 300 seeds,
+    # and float32 rounding is near 1e-7, far below the 1e-4 accepted): the inputs must have n_tokens rows. Inputs of 64
+    # rows gave errors between 0.10 and 1.4 in all 300 seeds tried (bench/bench_random_features_power.py).
+    call = Call(random_features.approximation_error, 8, 4, n_tokens=1, n_trials=4, seed=7)
+    value = call.result()
+    if isinstance(value, np.ndarray) and value.size == 1:
+        value = float(value.reshape(()))
+    got = "an error above 1e-4" if isinstance(value, float) else describe(value)
+    expect_true(isinstance(value, float) and 0 <= value <= 1e-4,
+                f"with n_tokens=1 softmax attention and rff_attention both return the single value row, so the error should be 0 up to "
+                f"rounding; got {got}: do your inputs have n_tokens rows?", called=call.shown)
+
+
+@test_case(points=1, hidden=True)
+def test_error_averages_fresh_draws(random_features):
+    # Every trial draws new Q, K, V and new frequencies, so the mean of T trials varies 1/T as much as one trial.
+    # Reused frequencies (or inputs) keep their share of the variance: in this setting about 17 (22) times as much.
+    # The log of a 64-trial mean is Gaussian here (skewness 0.03, kurtosis 3.00 over 100000 reference means), so the
+    # ratio of the student's variance over 24 seeds to the reference's over 128 other seeds follows Fisher's F(23, 127):
+    # failing above its 1 - 1e-7 quantile (4.16) has false-failure chance 1e-7. Check: in 200000 tests simulated from
+    # those means the empirical quantiles matched F's within 4% down to 1e-5, and the largest ratio was 3.75.
+    # Power, measured over 300 seed choices in bench/bench_random_features_power.py: reused frequencies were caught in 300
+    # of 300 (ratios 6.6 to 40, median 18), reused inputs in 300 of 300 (9.3 to 50, median 23); the reference failed in
+    # none (largest ratio 2.19).
+    values = []
+    for seed in FRESH_STUDENT_SEEDS:
+        call = Call(random_features.approximation_error, seed=seed, **FRESH)
+        values.append(math.log(as_float(call.result(), call.shown)))
+    reference = FRESH_LOG_ERRORS.result()
+    ratio = float(np.var(values, ddof=1) / np.var(reference, ddof=1))
+    limit = f_isf(1e-7, len(values) - 1, len(reference) - 1)
+    expect_true(ratio <= limit, f"over {len(values)} seeds your approximation_error(D=16, num_features=4, n_tokens=16, input_scale=0.05, "
+                f"n_trials=64) varies {ratio:.3g} times as much as a mean of 64 independent trials does (accepted up to {limit:.3g}): "
+                "every trial should draw new Q, K, V and new frequencies")

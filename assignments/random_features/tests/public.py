@@ -68,7 +68,7 @@ def test_rff_attention_small(random_features):
 
 @test_case(points=1, hidden=False)
 def test_frequencies_follow_the_law(random_features):
-    # False-failure chance of a correct (Gaussian) sampler: at most 1e-7, by the exact bounds in frequency_law_problems.
+    # False-failure chance of a correct (Gaussian) sampler: at most 2e-7, by the exact bounds in frequency_law_problems.
     D, n = 16, 20_000
     call = Call(random_features.sample_frequencies, D, n, generator=Seeded(2024))
     problems = frequency_law_problems(call.result(), D, n, budget=1e-7)

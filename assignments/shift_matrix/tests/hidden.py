@@ -59,6 +59,8 @@ def test_encoding_in_float32(shift_matrix):
 def test_shift_matrix_several_d_delta_and_bases(shift_matrix):
     for d, delta, base in [(2, 1, 10000.0), (6, 2, 10000.0), (16, 5, 100.0), (8, 3, 3.0), (10, 7, 1e6)]:
         Call(shift_matrix.shift_matrix, d, delta=delta, base=base).matches_reference()
+    # Only d given: the handout's defaults (delta=1, base=10000.0, float64).
+    Call(shift_matrix.shift_matrix, 12).matches_reference()
 
 
 @test_case(points=1, hidden=True)
