@@ -250,12 +250,21 @@ def snapshot(root: Path, skip: set[str] = SKIP_DIRS) -> dict[str, tuple]:
 
 
 def python_snapshot(lab: Lab) -> dict[str, tuple]:
-    """The top folders of the lab's Python install and its site-packages (where planted code would go)."""
+    """The top folders of the lab's Python install, its venv and their site-packages (where planted code would go).
+
+    Asked with ``-S`` so that code a submission planted there does not run (which also hides the venv from
+    ``sys.prefix``: the venv is found from its pyvenv.cfg).
+    """
     code = "import json, site, sys; print(json.dumps(sorted({sys.prefix, sys.base_prefix, *site.getsitepackages()})))"
-    proc = subprocess.run([lab.python, "-I", "-c", code], env=dict(lab.python_env, PATH="/usr/bin:/bin"), capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([lab.python, "-I", "-S", "-c", code], env=dict(lab.python_env, PATH="/usr/bin:/bin"), capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, f"{lab.python} could not list its own folders (exit {proc.returncode}): {proc.stderr[-2000:]}"
+    folders = [Path(f) for f in json.loads(proc.stdout)]
+    venv = Path(lab.python).parent.parent
+    if (venv / "pyvenv.cfg").is_file():
+        folders += [venv, *venv.glob("lib/python3*/site-packages")]
     found = {}
-    for folder in json.loads(proc.stdout):
-        for sub in (Path(folder), Path(folder) / "bin", Path(folder) / "lib"):
+    for folder in folders:
+        for sub in (folder, folder / "bin", folder / "lib"):
             if sub.is_dir():
                 found.update({f"{sub}/{e.name}": (e.stat(follow_symlinks=False).st_mtime_ns,) for e in os.scandir(sub)})
     return found

@@ -39,6 +39,19 @@ def run(args: argparse.Namespace) -> int:
     return 0 if outcome.results is not None else 1
 
 
+def lost_points(results: dict) -> list[str]:
+    """One block per test that lost points: its name, score and what the student reads (shortened)."""
+    lines = []
+    for test in results.get("tests", []):
+        score, top = float(test.get("score") or 0), float(test.get("max_score") or 0)
+        if score < top:
+            lines.append(f"  lost {top - score:g}: {test.get('name', '?')}")
+            said = [line.strip() for line in str(test.get("output", "")).splitlines()
+                    if line.strip() and "Test case passed" not in line and not line.rstrip().endswith(("result:", "results:"))]
+            lines += [f"      {line}" for line in said[:8]]
+    return lines
+
+
 def report(outcome: emulation.Run, modules: list[str]) -> str:
     """The scores, what the run cost, and what was not emulated."""
     lines = []
@@ -54,6 +67,7 @@ def report(outcome: emulation.Run, modules: list[str]) -> str:
         for module, (score, top) in problem_totals(outcome.results, modules).items():
             lines.append(f"{module:<{width}}  {score:6g} / {top:g}")
         lines.append(f"{'TOTAL':<{width}}  {float(outcome.results.get('score', 0)):6g}")
+        lines += lost_points(outcome.results)
         stopped, skipped = emulation.stopped_calls(outcome.results)
         lines.append(f"calls stopped at their time limit: {stopped}; calls not run (time rules): {skipped}")
     peak = f"{outcome.peak_memory_mb:.0f} MB" if outcome.peak_memory_mb is not None else "unknown"

