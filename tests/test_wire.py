@@ -43,3 +43,29 @@ def test_forged_header_is_rejected():
     os.write(w, (10).to_bytes(8, "little") + b"not json!!")
     with pytest.raises(wire.WireError):
         wire.read_message(r)
+
+
+def test_a_large_array_arrives_whole_and_writable_over_a_pipe():
+    import threading
+
+    sent = np.arange(3 * (1 << 17) + 5, dtype=np.float64)  # about 3 MiB: several reads, the last one partial
+    r, w = os.pipe()
+    writer = threading.Thread(target=lambda: (wire.write_message(w, {"kind": "x"}, [sent]), os.close(w)))
+    writer.start()
+    header, (got,) = wire.read_message(r)
+    writer.join()
+    os.close(r)
+    assert header == {"kind": "x"}
+    assert got.dtype == sent.dtype and np.array_equal(got, sent)
+    got[0] = -1.0  # the grader may hand it to code that writes in place
+    assert got.flags.writeable
+
+
+def test_a_channel_closed_mid_array_is_an_eof():
+    r, w = os.pipe()
+    header = b'{"blob_sizes": [800], "blob_dtypes": ["float64"]}'
+    os.write(w, wire._LEN.pack(len(header)) + header + b"\0" * 100)
+    os.close(w)
+    with pytest.raises(EOFError):
+        wire.read_message(r)
+    os.close(r)

@@ -156,8 +156,8 @@ class _Worker:
     def receive(self, deadline: float, watch=None) -> tuple[dict, list[np.ndarray]]:
         """Read one reply by ``deadline``; while waiting, ``watch()`` may stop the call by returning a reason."""
 
-        def read_exact(fd: int, n: int) -> bytes:
-            chunks, got = [], 0
+        def read_exact(fd: int, n: int) -> bytearray:
+            buffer, got = bytearray(n), 0
             while got < n:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
@@ -167,12 +167,8 @@ class _Worker:
                     if reason:
                         raise _Overuse(reason)
                     continue
-                chunk = os.read(fd, min(n - got, 1 << 20))
-                if not chunk:
-                    raise EOFError
-                chunks.append(chunk)
-                got += len(chunk)
-            return b"".join(chunks)
+                got = wire.read_into(fd, buffer, got)
+            return buffer
 
         return wire.read_message(self.from_worker, read_exact)
 

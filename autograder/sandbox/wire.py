@@ -188,19 +188,27 @@ def read_message(fd: int, read_exact=None) -> tuple[dict, list[np.ndarray]]:
         if dtype not in ALLOWED_DTYPES:
             raise WireError(f"dtype {dtype!r} not allowed")
         data = read_exact(fd, int(size))
-        blobs.append(np.frombuffer(data, dtype=np.dtype(dtype)).copy())
+        array = np.frombuffer(data, dtype=np.dtype(dtype))
+        blobs.append(array if isinstance(data, bytearray) else array.copy())  # a bytearray is ours and writable already
     return header, blobs
 
 
-def _read_exact(fd: int, n: int) -> bytes:
-    chunks, got = [], 0
+def read_into(fd: int, buffer: bytearray, got: int) -> int:
+    """Read what is available of ``buffer[got:]`` from ``fd`` (at most 1 MiB) in place; return the new count.
+
+    Filling one buffer keeps a large array to one copy in memory while it arrives (not chunks, their join and a copy).
+    """
+    n = os.readv(fd, [memoryview(buffer)[got:got + (1 << 20)]])
+    if not n:
+        raise EOFError("channel closed")
+    return got + n
+
+
+def _read_exact(fd: int, n: int) -> bytearray:
+    buffer, got = bytearray(n), 0
     while got < n:
-        chunk = os.read(fd, min(n - got, 1 << 20))
-        if not chunk:
-            raise EOFError("channel closed")
-        chunks.append(chunk)
-        got += len(chunk)
-    return b"".join(chunks)
+        got = read_into(fd, buffer, got)
+    return buffer
 
 
 def _write_all(fd: int, data) -> None:
