@@ -4,7 +4,8 @@
 - Per function: a function whose call was stopped is not called again (a hang costs one limit, not one per test).
 - Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit, a call
   that is stopped or that crashes the worker counting as the full limit (so the budget also bounds
-  the worker restarts a module causes); then the module's remaining calls are not run.
+  the worker restarts a module causes; what that call left of its limit pays for the module's re-import
+  after the restart); then the module's remaining calls are not run.
 - Per submission: a deadline well ahead of Gradescope's overall timeout (set when grading starts on
   Gradescope). The rules above keep every submission far below it, so reaching it means the machine is
   slow: the calls it refuses say so, and that it is not the student's fault.

@@ -357,6 +357,7 @@ class WorkerSession:
         self.restarts = 0
         self.budgets: dict[str, float] = {}
         self.spent: dict[str, float] = {}
+        self._restart_credit: dict[str, float] = {}
         if start_now:
             self._launch()
 
@@ -417,7 +418,7 @@ class WorkerSession:
         self.settle_output()
         self.folder = folder
         self.output.clear()
-        self.broken, self.budgets, self.spent, self.calls = {}, {}, {}, []
+        self.broken, self.budgets, self.spent, self._restart_credit, self.calls = {}, {}, {}, {}, []
 
     def import_module(self, module: str, seconds: float) -> None:
         """Import ``module`` in the worker (in a fresh child); raise ``StudentCallError`` if that fails."""
@@ -509,9 +510,21 @@ class WorkerSession:
             worker.kill()
             raise StudentCallError(f"{shown} sent back something unreadable ({exc}).", "garbage") from None
         finally:
-            elapsed = time.monotonic() - start
-            module = request.get("module", "")
-            self.spent[module] = self.spent.get(module, 0.0) + (max(elapsed, seconds) if stopped else elapsed)
+            self._charge(request, time.monotonic() - start, seconds, stopped)
+
+    def _charge(self, request: dict, elapsed: float, seconds: float, stopped: bool) -> None:
+        """Add a request's time to its module's budget: a stopped request counts as its full limit.
+
+        That full limit also pays for the module's re-import in the fresh child that follows, up to what the
+        stopped request left unused, so a few crashing calls do not cost the module's other calls their time.
+        """
+        module = request.get("module", "")
+        if stopped:
+            self.spent[module] = self.spent.get(module, 0.0) + max(elapsed, seconds)
+            self._restart_credit[module] = max(seconds - elapsed, 0.0)
+            return
+        covered = min(self._restart_credit.pop(module, 0.0), elapsed) if request.get("op") == "import" else 0.0
+        self.spent[module] = self.spent.get(module, 0.0) + elapsed - covered
 
     def _stop(self, worker: _Worker) -> None:
         """End the running call: only the module's child when the worker answers, else the whole worker."""
