@@ -74,7 +74,8 @@ def _message_as_nobody(root, lock) -> str:
 
 def test_no_write_access_names_the_folder_and_the_fix(tmp_path):
     parent = tmp_path / "ro"
-    parent.mkdir(mode=0o755)
+    parent.mkdir()
+    os.chmod(parent, 0o555)  # not writable by anyone but root, so also not by the suite's own user when it is not root
     os.chmod(tmp_path, 0o755)
     message = _message_as_nobody(parent / "autograder", tmp_path / "lock")
     assert f"needs write access to {parent}" in message and "run as root" in message
