@@ -19,7 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     assignment = manifest.load()
     print(f"wrote {build.build_autograder_zip(Path(args.out))}")
-    print(f"  {assignment.gradescope.describe()} (Gradescope's defaults; `make gradescope` checks a run under them)")
+    settings = assignment.gradescope
+    print(f"  {settings.describe()} (set these on Gradescope; `make gradescope` checks a run under them)")
     print(f"  worst case of any submission: {time_rules.time_bound(assignment) / 60:.1f} min in student code and worker restarts "
-          f"at 0.5 CPU, plus the grader's own work")
+          f"at {settings.cpus:g} CPU, plus the grader's own work")
     return 0
