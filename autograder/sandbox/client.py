@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 
 from .. import submission
-from . import identity, policy, runtime, wire
+from . import cleanup, identity, policy, runtime, wire
 
 STARTUP_SECONDS = 120.0
-RESET_SECONDS = 10.0
+RESET_SECONDS = 30.0  # the worker ends the module's processes and wipes what it wrote: charged to no student
 INTERRUPT_SECONDS = 5.0
 WORKER_BROKEN = 70  # worker.py's exit status when a module broke the worker's own code
+MAX_REPLY_BYTES = 256 << 20  # arrays in one reply (worker.py refuses more before sending)
 OUTPUT_LIMIT = 64 * 1024
 WATCH_SECONDS = 0.25  # how often a running call's written files are measured
 SCRATCH_MB = policy.TMP_MB
@@ -115,6 +116,7 @@ class _Worker:
         self.drain.start()
         self.killed_by_us = False
         self.inside_pid: int | None = None  # the worker's pid as it sees itself (its greeting says)
+        self.host_pid: int | None = None  # the same process as the grader sees it
 
     def _drain(self, stream, output: OutputBuffer) -> None:
         while True:
@@ -157,8 +159,10 @@ class _Worker:
         """Read one reply by ``deadline``; while waiting, ``watch()`` may stop the call by returning a reason."""
 
         def read_exact(fd: int, n: int) -> bytearray:
-            buffer, got = bytearray(n), 0
+            buffer, got = bytearray(), 0  # grown as bytes arrive: a length that is promised costs nothing until it is sent
             while got < n:
+                if len(buffer) == got:
+                    buffer.extend(bytes(min(n - got, max(got, 1 << 20))))
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise TimeoutError
@@ -170,7 +174,7 @@ class _Worker:
                 got = wire.read_into(fd, buffer, got)
             return buffer
 
-        return wire.read_message(self.from_worker, read_exact)
+        return wire.read_message(self.from_worker, read_exact, MAX_REPLY_BYTES)
 
     def interrupt(self) -> bool:
         """Kill only the module's child after a timeout (the worker forks a fresh one); False if that failed."""
@@ -189,6 +193,8 @@ class _Worker:
 
     def _host_pid(self) -> int | None:
         """The worker's first process as the grader sees it (inside bubblewrap it has another pid)."""
+        if self.host_pid is not None:
+            return self.host_pid if self.proc.poll() is None else None
         if self.inside_pid is None or self.proc.poll() is not None:
             return None
         parents: dict[int, list[int]] = {}
@@ -212,6 +218,27 @@ class _Worker:
             todo += parents.get(pid, [])
         return None
 
+    def leftovers(self) -> list[int]:
+        """Processes the sandbox still runs besides the worker's first process, found in /proc (never by asking the worker):
+        its descendants (orphans come back to it, a subreaper) and, with a uid of its own, every process of that uid."""
+        table = _process_table()
+        first = self.host_pid
+        if first is None or first not in table:
+            return [0]  # the first process itself is gone or cannot be seen: nothing can be confirmed
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _uid, _zombie) in table.items():
+            children.setdefault(ppid, []).append(pid)
+        found, todo = set(), list(children.get(first, []))
+        while todo:
+            pid = todo.pop()
+            if pid not in found:
+                found.add(pid)
+                todo += children.get(pid, [])
+        if self.setup.identity is not None:
+            found |= {pid for pid, (_ppid, uid, _zombie) in table.items() if uid == self.setup.identity.uid}
+        found.discard(first)
+        return sorted(pid for pid in found if pid in table and not table[pid][2])
+
     def kill(self) -> None:
         """SIGKILL the worker's whole session and every process of its uid; bubblewrap's PID namespace takes the rest."""
         self.killed_by_us = True
@@ -226,6 +253,9 @@ class _Worker:
             pass
         if self.setup.identity is not None:
             identity.kill_all(self.setup.identity.uid, self.setup.identity.gid)
+            cleanup.remove_sysv_ipc(self.setup.identity.uid)
+        if not self.setup.protections.bwrap:  # bubblewrap's /tmp went with its namespace
+            cleanup.remove_tree(str(self.setup.box.scratch), keep_folder=True)
         for fd in (self.to_worker, self.from_worker):
             try:
                 os.close(fd)
@@ -248,6 +278,21 @@ class _Worker:
             hint = " (often: the memory limit was exceeded)" if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT) else ""
             return f"was killed by signal {name}{hint}"
         return f"exited with status {code} (sys.exit or os._exit in student code?)"
+
+
+def _process_table() -> dict[int, tuple[int, int, bool]]:
+    """pid -> (parent pid, real uid, zombie) of every process this grader can see."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as f:
+                fields = dict(line.split(b":", 1) for line in f if b":" in line)
+            table[int(entry)] = (int(fields[b"PPid"]), int(fields[b"Uid"].split()[0]), fields[b"State"].split()[0] == b"Z")
+        except (OSError, ValueError, IndexError, KeyError):
+            continue
+    return table
 
 
 def _environ(pid: int) -> bytes:
@@ -301,16 +346,29 @@ class _Setup:
             self.identity.release()
         self.box.remove()
 
-    def scratch_overused(self) -> str | None:
+    def scratch_overused(self, worker: _Worker | None = None) -> str | None:
         """Why the running call must stop, if the files it wrote (scratch folder, and as its own uid in the shared
-        temporary folders) pass ``SCRATCH_MB``; bubblewrap caps its in-memory /tmp itself."""
+        temporary folders) pass ``SCRATCH_MB``, ``cleanup.MAX_ENTRIES`` entries or ``cleanup.MAX_DEPTH`` levels;
+        bubblewrap caps the bytes of its in-memory /tmp itself, which the grader sees through the worker's root."""
         if self.protections.bwrap:
+            if worker is None or worker.host_pid is None:
+                return None
+            used = cleanup.usage(f"/proc/{worker.host_pid}/root/tmp")
+            if used.too_deep:
+                return f"made folders more than {cleanup.MAX_DEPTH} levels deep"
+            if used.entries > cleanup.MAX_ENTRIES:
+                return f"made more than {cleanup.MAX_ENTRIES} files and folders"
             return None
-        used = runtime.tree_bytes(self.box.scratch)
+        used = cleanup.usage(str(self.box.scratch))
         if self.identity is not None:
-            used += sum(runtime.tree_bytes(path) for path in identity.files_of(self.identity.uid))
-        if used > SCRATCH_MB << 20:
-            return f"wrote more than {SCRATCH_MB} MB of files ({used >> 20} MB)"
+            for path in identity.files_of(self.identity.uid):
+                cleanup.usage(path, used)
+        if used.too_deep:
+            return f"made folders more than {cleanup.MAX_DEPTH} levels deep"
+        if used.entries > cleanup.MAX_ENTRIES:
+            return f"made more than {cleanup.MAX_ENTRIES} files and folders"
+        if used.bytes > SCRATCH_MB << 20:
+            return f"wrote more than {SCRATCH_MB} MB of files ({used.bytes >> 20} MB)"
         return None
 
 
@@ -396,6 +454,7 @@ class WorkerSession:
             if not header.get("ready"):
                 raise RuntimeError("the grading worker sent an unexpected greeting")
             self._worker.inside_pid = header.get("pid")
+            self._worker.host_pid = self._worker._host_pid()
             self._ready = True
         return self._worker
 
@@ -444,7 +503,7 @@ class WorkerSession:
         try:
             worker.send({"op": "reset", "id": rid}, [], time.monotonic() + RESET_SECONDS)
             header, _ = worker.receive(time.monotonic() + RESET_SECONDS)
-            if header.get("reset") and header.get("id") == rid:
+            if header.get("reset") and header.get("id") == rid and not worker.leftovers():
                 self._live = None
                 return worker
         except (TimeoutError, EOFError, OSError, wire.WireError):
@@ -474,6 +533,10 @@ class WorkerSession:
             self.calls.append(CallRecord(module, func, time.monotonic() - start, False))
             raise
         self.calls.append(CallRecord(module, func, time.monotonic() - start, bool(header.get("ok"))))
+        overused = self.setup.scratch_overused(worker)  # also after every call: a thread may write between the watch's samples
+        if overused:
+            self._reset()
+            raise StudentCallError(f"{shown} {overused} and was stopped.", "resource")
         if not header.get("ok"):
             raise StudentCallError(_call_failure(shown, header.get("error", {})), "raised")
         return header["value_decoded"]
@@ -484,9 +547,11 @@ class WorkerSession:
         stopped = True
         try:
             worker.send(request, blobs, start + seconds)
-            header, out_blobs = worker.receive(start + seconds, watch=self.setup.scratch_overused)
+            header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker))
             if header.get("id") != request["id"]:
                 raise wire.WireError("a reply that does not answer this request")
+            if any(k in header for k in ("reset", "interrupted", "ready")) or ("fault" in header and request["op"] != "import"):
+                raise wire.WireError("a reply of a kind this request cannot have")
             if request["op"] == "call" and header.get("ok") and "value" not in header:
                 raise wire.WireError("a reply without a value")
             if "value" in header:

@@ -4,8 +4,9 @@ Both work for any user, root or not, without namespaces. Landlock limits the fil
 what the worker may read (the Python install, its own code, the staged modules) and one
 scratch folder it may write, refuses TCP, and (ABI 6 and later) keeps signals and abstract
 sockets inside the sandbox, so student code cannot signal the worker's first process or the
-grader. The seccomp filter (which also sets no_new_privs) refuses sockets, ptrace, reading or
-writing other processes' memory, namespaces, mounts, kernel keyrings, BPF and io_uring.
+grader. The seccomp filter (which also sets no_new_privs) refuses sockets (also ``socketpair``,
+``connect``, ``bind`` and sending to an address), SysV IPC, inotify, ptrace, reading or writing other
+processes' memory, namespaces, mounts, kernel keyrings, BPF and io_uring.
 
 Run with ``--probe`` to print which layers this machine allows (the grader asks once).
 """
@@ -27,6 +28,12 @@ DENIED_SYSCALLS = (
     "kexec_file_load", "reboot", "swapon", "swapoff", "syslog", "acct", "settimeofday", "clock_settime",
     "adjtimex", "clock_adjtime", "quotactl", "iopl", "ioperm", "io_uring_setup", "io_uring_enter",
     "io_uring_register", "open_by_handle_at", "name_to_handle_at", "fanotify_init", "lookup_dcookie",
+    # Sockets made without socket(), and messages to an address (a host socket in a folder Landlock hides).
+    "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendmsg", "sendmmsg",
+    # SysV IPC outlives every process and counts against no memory limit; POSIX queues are refused by Landlock's /dev/mqueue.
+    "shmget", "shmat", "msgget", "msgsnd", "msgrcv", "semget", "semop", "semtimedop",
+    # Watching folders tells names and sizes of files it cannot read.
+    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_mark",
 )
 NEW_NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x04000000, 0x08000000, 0x40000000, 0x00020000, 0x02000000, 0x00000080)
 # CLONE_NEWUSER, NEWPID, NEWUTS, NEWIPC, NEWNET, NEWNS, NEWCGROUP, NEWTIME
@@ -81,6 +88,7 @@ def apply_seccomp() -> None:
                 rules.add_rule(refuse, name)
             except (RuntimeError, ValueError, OSError):
                 continue  # a call this architecture or libseccomp does not know
+        rules.add_rule(refuse, "sendto", sc.Arg(4, sc.NE, 0))  # a datagram to an address; plain sends on a pipe stay
         for flag in NEW_NAMESPACE_FLAGS:
             rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
         # clone3 passes its flags in memory a filter cannot read: refuse it so the C library falls back to clone.

@@ -235,24 +235,6 @@ class Box:
         remove_tree(str(self.root))
 
 
-def tree_bytes(path: str | Path) -> int:
-    """Disk (or memory) used by the files under ``path``, links not followed."""
-    total = 0
-    for dirpath, _dirnames, filenames in os.walk(path, onerror=lambda _exc: None):
-        for name in filenames:
-            try:
-                total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
-            except OSError:
-                continue
-    try:
-        info = os.lstat(path)
-        if not stat.S_ISDIR(info.st_mode):
-            total += info.st_blocks * 512
-    except OSError:
-        pass
-    return total
-
-
 def _reachable_tmp() -> str:
     """A temporary folder other users can traverse (``$TMPDIR`` may be private, as under pytest)."""
     for folder in (tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"):

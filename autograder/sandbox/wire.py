@@ -17,6 +17,8 @@ import numpy as np
 
 ALLOWED_DTYPES = ("float64", "float32", "float16", "int64", "int32", "int16", "int8", "uint8", "bool")
 MAX_MESSAGE_BYTES = 512 * 1024 * 1024
+MAX_HEADER_BYTES = 8 << 20  # the JSON part: a value tree of plain data, never the arrays themselves
+MAX_BLOBS = 4096  # arrays in one message
 MAX_DEPTH = 16
 _LEN = struct.Struct("<Q")
 
@@ -157,40 +159,63 @@ def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
 def write_message(fd: int, header: dict, blobs: list[np.ndarray], write_all=None) -> None:
     """Write one framed message: header length, header JSON, then each blob's bytes; ``write_all(fd, data)`` may impose a deadline."""
     write_all = write_all or _write_all
-    header = dict(header, blob_sizes=[int(b.nbytes) for b in blobs], blob_dtypes=[b.dtype.name for b in blobs])
-    head = json.dumps(header, allow_nan=True).encode()
-    total = len(head) + sum(b.nbytes for b in blobs)
+    total = sum(b.nbytes for b in blobs)
     if total > MAX_MESSAGE_BYTES:
         raise WireError(f"message of {total} bytes exceeds {MAX_MESSAGE_BYTES}")
-    write_all(fd, _LEN.pack(len(head)) + head)
+    write_all(fd, frame(header, [(int(b.nbytes), b.dtype.name) for b in blobs]))
     for b in blobs:
         if b.nbytes:  # a zero-size array has no bytes (and memoryview cannot cast it)
             write_all(fd, memoryview(np.ascontiguousarray(b).reshape(-1)).cast("B"))
 
 
-def read_message(fd: int, read_exact=None) -> tuple[dict, list[np.ndarray]]:
-    """Read one framed message; ``read_exact(fd, n)`` may impose a deadline."""
+def read_message(fd: int, read_exact=None, max_blob_bytes: int = MAX_MESSAGE_BYTES) -> tuple[dict, list[np.ndarray]]:
+    """Read one framed message; ``read_exact(fd, n)`` may impose a deadline.
+
+    Every length is checked against its bound before anything of that size is read or allocated: the header
+    (``MAX_HEADER_BYTES``), the number of arrays (``MAX_BLOBS``) and their total size (``max_blob_bytes``).
+    """
+    header, table = read_header(fd, read_exact, max_blob_bytes)
+    read_exact = read_exact or _read_exact
+    blobs = []
+    for size, dtype in table:
+        data = read_exact(fd, size)
+        array = np.frombuffer(data, dtype=np.dtype(dtype))
+        blobs.append(array if isinstance(data, bytearray) else array.copy())  # a bytearray is ours and writable already
+    return header, blobs
+
+
+def read_header(fd: int, read_exact=None, max_blob_bytes: int = MAX_MESSAGE_BYTES) -> tuple[dict, list[tuple[int, str]]]:
+    """Read a message's header and check its blob table; return (header, [(size, dtype), ...]), the blobs still unread."""
     read_exact = read_exact or _read_exact
     (head_len,) = _LEN.unpack(read_exact(fd, _LEN.size))
-    if head_len > MAX_MESSAGE_BYTES:
-        raise WireError("oversized header")
+    if head_len > MAX_HEADER_BYTES:
+        raise WireError(f"oversized header ({head_len} bytes, at most {MAX_HEADER_BYTES})")
     try:
         header = json.loads(read_exact(fd, head_len))
-    except (ValueError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
         raise WireError(f"header is not JSON: {e}") from None
     if not isinstance(header, dict):
         raise WireError("header is not an object")
     sizes, dtypes = header.pop("blob_sizes", []), header.pop("blob_dtypes", [])
-    if len(sizes) != len(dtypes) or sum(int(s) for s in sizes) > MAX_MESSAGE_BYTES:
+    if not isinstance(sizes, list) or not isinstance(dtypes, list) or len(sizes) != len(dtypes) or len(sizes) > MAX_BLOBS:
         raise WireError("bad blob table")
-    blobs = []
+    if any(type(s) is not int or s < 0 for s in sizes) or sum(sizes) > max_blob_bytes:
+        raise WireError(f"bad blob table (sizes must be counts of bytes adding up to at most {max_blob_bytes})")
     for size, dtype in zip(sizes, dtypes):
         if dtype not in ALLOWED_DTYPES:
             raise WireError(f"dtype {dtype!r} not allowed")
-        data = read_exact(fd, int(size))
-        array = np.frombuffer(data, dtype=np.dtype(dtype))
-        blobs.append(array if isinstance(data, bytearray) else array.copy())  # a bytearray is ours and writable already
-    return header, blobs
+        if size % np.dtype(dtype).itemsize:
+            raise WireError("blob size is not a whole number of items")
+    return header, list(zip(sizes, dtypes))
+
+
+def frame(header: dict, blob_table: list[tuple[int, str]]) -> bytes:
+    """The bytes that start a message whose blobs (of these sizes and dtypes) follow as they are."""
+    header = dict(header, blob_sizes=[s for s, _ in blob_table], blob_dtypes=[d for _, d in blob_table])
+    head = json.dumps(header, allow_nan=True).encode()
+    if len(head) > MAX_HEADER_BYTES:
+        raise WireError(f"header of {len(head)} bytes exceeds {MAX_HEADER_BYTES}")
+    return _LEN.pack(len(head)) + head
 
 
 def read_into(fd: int, buffer: bytearray, got: int) -> int:

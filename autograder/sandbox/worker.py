@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
+import select
 import signal
 import sys
 import time
@@ -180,14 +180,8 @@ def main() -> None:
         "named": callables.build,
     }
 
-    def reply(header: dict, blobs: list | None = None) -> None:
-        _flush_output()  # what the code printed reaches the grader before the reply does
-        wire.write_message(fd_out, dict(header, id=current_id[0]), blobs or [])
-
-    current_id = [None]
-
-    def handle(request: dict, blobs: list) -> None:
-        current_id[0] = request.get("id")
+    def handle(request: dict, blobs: list, send) -> None:
+        """Run one request in the module's child; ``send(header, blobs)`` answers it (the first process adds the id)."""
         op = request.get("op")
         if op == "import":
             name = request["module"]
@@ -202,69 +196,77 @@ def main() -> None:
                 sys.modules[name] = module
                 spec.loader.exec_module(module)
                 modules[name] = module
-                reply({"ok": True, "seconds": time.perf_counter() - start})
+                send({"ok": True, "seconds": time.perf_counter() - start})
             except BaseException as exc:  # noqa: BLE001 - a student module may raise anything
                 sys.modules.pop(name, None)
-                reply({"ok": False, "error": describe_exception(exc, submission)})
+                send({"ok": False, "error": describe_exception(exc, submission)})
             return
         if op == "call":
             module = modules.get(request["module"])
             func = getattr(module, request["func"], None) if module is not None else None
             if not callable(func):
-                reply({"ok": False, "error": {"type": "AttributeError", "traceback": "",
-                       "message": f"module {request['module']} has no function {request['func']}()"}})
+                send({"ok": False, "error": {"type": "AttributeError", "traceback": "",
+                      "message": f"module {request['module']} has no function {request['func']}()"}})
                 return
             call_args, call_kwargs = wire.decode(request["args"], blobs, make)
             start = time.perf_counter()
             try:
                 result = func(*call_args, **call_kwargs)
             except BaseException as exc:  # noqa: BLE001
-                reply({"ok": False, "error": describe_exception(exc, submission)})
+                send({"ok": False, "error": describe_exception(exc, submission)})
                 return
             seconds = time.perf_counter() - start
             try:
                 tree, out_blobs = wire.encode(_map(result, plain), to_array)
                 _check_size(sum(b.nbytes for b in out_blobs))
             except BaseException as exc:  # noqa: BLE001 - a hostile return value may raise on inspection
-                reply({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
-                       "message": f"the returned value could not be read: {type(exc).__name__}: {_text(exc)}"}})
+                send({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
+                      "message": f"the returned value could not be read: {type(exc).__name__}: {_text(exc)}"}})
                 return
-            reply({"ok": True, "value": tree, "seconds": seconds}, out_blobs)
+            send({"ok": True, "value": tree, "seconds": seconds}, out_blobs)
             return
-        if op == "ping":
-            reply({"ok": True})
-            return
-        reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "traceback": ""}})
+        send({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "traceback": ""}})
 
-    def serve_module(request: dict, blobs: list, reset_w: int) -> None:
-        """In the forked child: import the module, then answer calls until ``reset``."""
+    def serve_module(request: dict, blobs: list, ends: ModuleEnds) -> None:
+        """In the forked child: confine, import the module, then answer calls on the child's own pipes until they close.
+
+        The child never holds the grader's pipes: what student code writes reaches only the first process, which
+        passes on values and errors and nothing else."""
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)
         os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
         _die_with_parent(zygote)
-        if not _confine(args, request):
+        for fd in (fd_in, fd_out, ends.parent_req, ends.parent_rep, ends.parent_fault):
+            os.close(fd)
+        if not _confine(args, ends.child_fault):
             return
-        handle(request, blobs)
+        os.close(ends.child_fault)  # closed before student code runs: only the grader's own layers can report a fault
+
+        def send(header: dict, out_blobs: list | None = None) -> None:
+            _flush_output()  # what the code printed reaches the grader before the reply does
+            wire.write_message(ends.child_rep, header, out_blobs or [])
+
+        handle(request, blobs, send)
         while True:
             try:
-                request, blobs = wire.read_message(fd_in)
+                request, blobs = wire.read_message(ends.child_req)
             except EOFError:
                 os._exit(0)
-            if request.get("op") == "reset":
-                _flush_output()
-                os.write(reset_w, json.dumps(request.get("id")).encode())
-                os._exit(0)
-            handle(request, blobs)
+            handle(request, blobs, send)
 
-    def run_module(request: dict, blobs: list) -> None:
-        """Fork a child for one module; after a clean reset acknowledge it, else die as the child died."""
-        reset_r, reset_w = os.pipe()
-        os.set_blocking(reset_r, False)
+    def reply(header: dict, blobs: list | None = None) -> None:
+        wire.write_message(fd_out, dict(header, id=current_id[0]), blobs or [])
+
+    current_id = [None]
+    live: dict = {}  # the module's child: pid, pidfd and the first process's ends of its pipes
+
+    def start_module(request: dict, blobs: list) -> None:
+        """Fork a child for one module and pass on its answer to the import (or the grader's own fault)."""
+        ends = ModuleEnds.create()
         interrupted[0] = False
         pid = _fork()
         if pid == 0:
-            os.close(reset_r)
             try:
-                serve_module(request, blobs, reset_w)
+                serve_module(request, blobs, ends)
             finally:
                 os._exit(WORKER_BROKEN)
         try:
@@ -272,27 +274,108 @@ def main() -> None:
         except OSError:
             pass
         child[0] = pid
-        os.close(reset_w)
-        _, status = os.waitpid(pid, 0)
-        child[0] = 0
+        for fd in (ends.child_req, ends.child_rep, ends.child_fault):
+            os.close(fd)
+        live.update(pid=pid, pgid=pid, ends=ends, pidfd=_pidfd(pid))
+        fault = _read_fault(ends.parent_fault, live["pidfd"])
+        if fault:
+            end_module()
+            reply({"ok": False, "fault": fault})
+            return
+        relay_reply()
+
+    def relay_request(request: dict, blobs: list) -> None:
         try:
-            note = os.read(reset_r, 64)
-        except BlockingIOError:
-            note = b""
-        os.close(reset_r)
-        _kill_leftovers(pid, args.cleanup)
-        if note:
-            try:
-                current_id[0] = json.loads(note)
-            except ValueError:
-                current_id[0] = None
-            reply({"ok": True, "reset": True})
-        elif interrupted[0]:
-            _discard_input(fd_in)  # the rest of a request the child was reading (or was sent only in part)
+            wire.write_message(live["ends"].parent_req, request, blobs)
+        except OSError:
+            pass  # the child is gone: relay_reply finds out how
+        relay_reply()
+
+    def relay_reply() -> None:
+        """Pass the child's answer on as a value or an error with the grader's id; anything else it says is dropped."""
+        ends, pidfd = live["ends"], live["pidfd"]
+
+        def read_exact(fd: int, n: int) -> bytearray:
+            buffer, got = bytearray(), 0
+            while got < n:
+                if pidfd is not None and not select.select([fd], [], [], 0)[0]:
+                    ready = select.select([fd, pidfd], [], [])[0]
+                    if fd not in ready:
+                        raise EOFError("the module's child ended")
+                if len(buffer) == got:
+                    buffer.extend(bytes(min(n - got, 1 << 20)))
+                got = wire.read_into(fd, buffer, got)
+            return buffer
+
+        try:
+            header, table = wire.read_header(ends.parent_rep, read_exact, MAX_REPLY_BYTES)
+            answer = _answer(header)
+            if answer is None or (table and "value" not in answer):
+                raise wire.WireError("not an answer")
+        except (EOFError, OSError, wire.WireError):
+            child_gone()
+            return
+        _write(fd_out, wire.frame(dict(answer, id=current_id[0]), table))
+        for size, _dtype in table:  # streamed: the first process never holds a reply's arrays
+            left = size
+            while left:
+                try:
+                    chunk = read_exact(ends.parent_rep, min(left, 1 << 20))
+                except (EOFError, OSError):
+                    _die_like(_wait_child())  # half a reply went out: the grader reads how the child ended
+                _write(fd_out, chunk)
+                left -= len(chunk)
+
+    def child_gone() -> None:
+        """The child stopped answering: after an interrupt say so, else end this process as the child ended."""
+        status = _wait_child()
+        end_module()
+        if interrupted[0]:
+            _discard_input(fd_in)  # the rest of a request sent only in part
             current_id[0] = None
             reply({"ok": True, "interrupted": True})
         else:
             _die_like(status)
+
+    def _wait_child() -> int:
+        pid = live.get("pid")
+        if not pid:
+            return 0
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = 0
+        live["pid"] = 0
+        child[0] = 0
+        return status
+
+    def end_module() -> None:
+        """Kill the module's child and everything of the sandbox it left (never asking it), then wipe what it wrote."""
+        if not live:
+            return
+        if live.get("pid"):
+            _wait_child()
+        ends, pidfd, pgid = live["ends"], live["pidfd"], live["pgid"]
+        for fd in (ends.parent_req, ends.parent_rep, ends.parent_fault, *([pidfd] if pidfd is not None else [])):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        live.clear()
+        _kill_leftovers(pgid, args.cleanup)
+        wipe()
+
+    def wipe() -> None:
+        """Nothing of one module reaches the next: no file in scratch or (own uid) in shared folders, no SysV IPC object."""
+        cleanup.remove_tree(args.scratch, keep_folder=True)
+        if args.cleanup != "descendants":
+            cleanup.remove_sysv_ipc(os.getuid())
+        if args.cleanup == "uid":
+            cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
 
     child, interrupted, zygote = [0], [False], os.getpid()
 
@@ -309,27 +392,90 @@ def main() -> None:
 
     signal.signal(signal.SIGUSR1, on_interrupt)
 
+    wipe()
     reply({"ok": True, "ready": True, "pid": os.getpid()})
     while True:
         try:
             request, blobs = wire.read_message(fd_in)
         except EOFError:
             os._exit(0)
-        if request.get("op") == "import":
-            # A new module starts with nothing the previous one (or submission) wrote: not in the scratch folder and,
-            # with a uid of its own, not in the folders every user may write.
-            cleanup.remove_tree(args.scratch, keep_folder=True)
-            if args.cleanup == "uid":
-                cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
-            run_module(request, blobs)
-        elif request.get("op") == "reset":
-            current_id[0] = request.get("id")
+        current_id[0] = request.get("id")
+        op = request.get("op")
+        if op == "import":
+            end_module()
+            start_module(request, blobs)
+        elif op == "reset":
+            end_module()
             reply({"ok": True, "reset": True})
-        elif request.get("op") == "call":
-            current_id[0] = request.get("id")
+        elif op == "call" and live:
+            relay_request(request, blobs)
+        elif op == "call":
             reply({"ok": False, "error": {"type": "ProtocolError", "message": "no module is imported", "traceback": ""}})
+        elif op == "ping":
+            reply({"ok": True})
         else:
-            handle(request, blobs)
+            reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "traceback": ""}})
+
+
+class ModuleEnds:
+    """The pipes between the first process and one module's child: requests, replies, and a fault channel that the
+    child closes before student code runs."""
+
+    def __init__(self, fds: list[int]) -> None:
+        self.parent_req, self.child_req, self.child_rep, self.parent_rep, self.parent_fault, self.child_fault = fds
+
+    @classmethod
+    def create(cls) -> ModuleEnds:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        fault_r, fault_w = os.pipe()
+        return cls([req_w, req_r, rep_w, rep_r, fault_r, fault_w])
+
+
+ANSWER_KEYS = ("ok", "value", "error", "seconds")
+
+
+def _answer(header: dict) -> dict | None:
+    """What the first process passes on from a child's reply: a value or an error, never a fault, reset or id."""
+    if type(header.get("ok")) is not bool:
+        return None
+    answer = {k: header[k] for k in ANSWER_KEYS if k in header}
+    if not answer["ok"]:
+        answer.pop("value", None)
+        error = answer.get("error")
+        if not isinstance(error, dict):
+            return None
+        answer["error"] = {k: str(error.get(k, ""))[:MAX_TEXT] for k in ("type", "message", "traceback")}
+    if "seconds" in answer and type(answer["seconds"]) not in (int, float):
+        answer.pop("seconds")
+    return answer
+
+
+def _read_fault(fd: int, pidfd: int | None) -> str:
+    """The fault the child reports while it applies the grader's layers; '' once it closed that channel unsaid."""
+    data = b""
+    while len(data) < 4096:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data.decode("utf-8", "replace")[:MAX_TEXT]
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return None  # an older kernel: the reply pipe's end of file is then the only sign of the child's end
+
+
+def _write(fd: int, data) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _folder_name(folder) -> str:
@@ -341,10 +487,10 @@ def _folder_name(folder) -> str:
     return folder
 
 
-def _confine(args, request: dict) -> bool:
-    """Apply the kernel layers in this module's child; on failure tell the grader (its fault, not the student's)."""
+def _confine(args, fault_fd: int) -> bool:
+    """Apply the kernel layers in this module's child; on failure tell the first process on the fault channel (a fault
+    of the grader's machine, not the student's)."""
     import confine
-    import wire
 
     try:
         if args.landlock is not None:
@@ -353,7 +499,7 @@ def _confine(args, request: dict) -> bool:
             confine.apply_seccomp()
         return True
     except confine.ConfineError as exc:
-        wire.write_message(args.fd_out, {"id": request.get("id"), "ok": False, "fault": str(exc)}, [])
+        os.write(fault_fd, str(exc).encode()[:4000] or b"a layer failed")
         return False
 
 
