@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - results.json must be written whatever happens
         report = GradeReport(args.submission, [], [f"The autograder could not grade this submission: {type(exc).__name__}: {exc}"])
         gradescope.write(report, out)
-        print(f"error: {exc}", file=sys.stderr)
+        print(terminal.safe(f"error: {exc}"), file=sys.stderr)
         return 0
     gradescope.write(report, out)
     if not args.quiet:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .. import batch, gradescope_export
+from ..reports import terminal
 from ..sandbox import policy
 
 NAME = "grade-all"
@@ -52,19 +53,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         opened, found = batch.open_batch(source, out)
     except gradescope_export.ExportError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(terminal.safe(f"error: {exc}"), file=sys.stderr)
         return 2
     for message in opened.messages:
         print(f"warning: {message}", file=sys.stderr)
     print(policy.detect().describe(), file=sys.stderr)
     done = batch.grade(opened, found, jobs=args.jobs, force=args.force)
-    print(batch.write_summary(done))
+    print(terminal.safe(batch.write_summary(done)))
     upload = batch.write_upload(done)
     if upload is not None:
         print(f"wrote {out.parent / batch.UPLOAD_CSV}: {len(upload.rows)} students" + (f"; left out {len(upload.left_out)}:" if upload.left_out else ""))
         for reason in upload.left_out:
             print(f"  {reason}")
     if old is not None:
-        print(batch.write_regrade(done, old))
+        print(terminal.safe(batch.write_regrade(done, old)))
     print(f"graded {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; wrote {args.out}")
     return 0
