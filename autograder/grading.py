@@ -9,7 +9,7 @@ from pathlib import Path
 from . import manifest, submission, worker_memory
 from .manifest import Assignment, Problem
 from .proxy import StudentModule
-from .runner import TestSpec, load_tests, run_test
+from .runner import TestSpec, load_tests, run_tests
 from .sandbox import policy
 from .sandbox.client import WorkerSession
 from .scores import GradeReport, ProblemResult, TestResult
@@ -111,8 +111,7 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     session.set_budget(worker_name, problem_budget(problem))
     env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
     result = ProblemResult(problem.module, problem.title)
-    for spec in tests:
-        result.tests.append(run_test(spec, env, problem.module))
+    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name))
     broken = session.broken.get(worker_name)
     if broken:
         result.status = broken.splitlines()[0]

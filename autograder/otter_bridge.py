@@ -26,7 +26,8 @@ def expose(submission_dir: str) -> dict[str, StudentModule]:
     """Stage the student's modules found in ``submission_dir`` and return a proxy per module."""
     assignment = manifest.load()
     located = submission.locate(Path(submission_dir), assignment.modules, exclude=SHIPPED)
-    private = tuple(p for p in GRADESCOPE_PRIVATE if p.exists()) + (paths.ROOT,)
+    # otter copies the zip's files (harness, tests) into the folder it grades: that copy is the grader's too (issue 18)
+    private = tuple(p for p in GRADESCOPE_PRIVATE if p.exists()) + (paths.ROOT, Path(submission_dir))
     session = WorkerSession(memory_mb=worker_memory.choose(assignment).mb, private=private)
     session.switch(session.stage(located))
     session.start()

@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from .calls import collecting_mistakes, mistakes_shown
-from .checks import REVEAL
+from .checks import DEFERRED, REVEAL
 from .manifest import ManifestError, Problem
+from .proxy import Tape, on_tape
 from .sandbox.client import SandboxFault
 from .scores import TestResult
 
@@ -58,15 +59,52 @@ def load_tests(problem: Problem, include_hidden: bool) -> list[TestSpec]:
     return specs
 
 
+def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: Callable[[], None] | None = None) -> list[TestResult]:
+    """Run a problem's tests so that nothing crosses from one test to the next and no judgement reaches student code.
+
+    First every test runs with its checks deferred, each in a fresh process of the module (``fresh()`` ends the last
+    one), recording what the student's calls gave; then that process ends too and each test is judged on what was
+    recorded: hints and comparisons that cost time come only after all the student's calls. A call the first pass
+    did not reach (its test stopped early) runs live then, in a fresh process.
+    """
+    tapes = []
+    for spec in specs:
+        if fresh is not None:
+            fresh()
+        tape = Tape(fresh)
+        token = DEFERRED.set(True)
+        try:
+            with on_tape(tape):
+                _call_test(spec, env)
+        except SandboxFault:
+            raise
+        except Exception:  # noqa: BLE001 - judged in the second pass, where the failure is reported
+            pass
+        finally:
+            DEFERRED.reset(token)
+        tape.recording = False
+        tapes.append(tape)
+    if fresh is not None:
+        fresh()
+    results = []
+    for spec, tape in zip(specs, tapes):
+        with on_tape(tape):
+            results.append(run_test(spec, env, problem))
+    return results
+
+
+def _call_test(spec: TestSpec, env: dict[str, Any]) -> None:
+    params = inspect.signature(spec.func).parameters
+    spec.func(**{p: env if p == "env" else env.get(p) for p in params})
+
+
 def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
     """Call one test function with arguments taken from ``env`` by name, as otter does."""
-    params = inspect.signature(spec.func).parameters
-    kwargs = {p: env if p == "env" else env.get(p) for p in params}
     token = REVEAL.set(not spec.hidden)
     start = time.perf_counter()
     with collecting_mistakes() as offered:
         try:
-            spec.func(**kwargs)
+            _call_test(spec, env)
             passed, message = True, ""
         except AssertionError as exc:
             passed, message = False, str(exc) or "a check failed"

@@ -332,9 +332,13 @@ class _Setup:
         who = identity.lease() if protections.drop_user else None
         try:
             box = runtime.Box.create(who.uid, who.gid) if who else runtime.Box.create()
-            if who is None or protections.bwrap:
+            if who is None:
                 return cls(protections, who, box, runtime.this_interpreter())
-            runtime.make_private(list(private))  # before choosing the Python: a venv inside them is then mirrored
+            # In every mode with a uid of its own, also under bubblewrap (which does not mount them): a layer less
+            # must not expose them. Before choosing the Python: a venv inside them is then mirrored.
+            runtime.make_private(list(private))
+            if protections.bwrap:
+                return cls(protections, who, box, runtime.this_interpreter())
             return cls(protections, who, box, _interpreter_for(who))
         except BaseException:
             if who is not None:
@@ -496,6 +500,11 @@ class WorkerSession:
         if not header.get("ok"):
             self.broken[module] = _import_failure(module, header.get("error", {}))
             raise StudentCallError(self.broken[module], "import")
+
+    def fresh(self, module: str) -> None:
+        """End ``module``'s process (and all it started, and what it wrote) so that its next call starts a fresh one."""
+        if self._live == (self.folder, module) and self._worker is not None and not self._worker.killed_by_us:
+            self._reset()
 
     def _reset(self) -> _Worker:
         """End the current module's child and whatever it started; replace the worker if that fails."""
