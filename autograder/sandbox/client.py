@@ -86,6 +86,10 @@ class OutputBuffer:
             return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
 
 
+class _Unreadable(wire.WireError):
+    """The worker refused what the module's process wrote on its reply pipe and ended that process."""
+
+
 class _Overuse(Exception):
     """A call used more than it may of something other than time (the scratch folder's size)."""
 
@@ -563,6 +567,9 @@ class WorkerSession:
                 raise wire.WireError("a reply of a kind this request cannot have")
             if request["op"] == "call" and header.get("ok") and "value" not in header:
                 raise wire.WireError("a reply without a value")
+            if "unreadable" in header:  # the worker ended the module's process, which wrote on its reply pipe
+                self._live = None
+                raise _Unreadable(str(header["unreadable"])[:200])
             if "value" in header:
                 header["value_decoded"] = wire.decode(header["value"], out_blobs, _GRADER_MAKE)
             stopped = False
@@ -581,7 +588,9 @@ class WorkerSession:
             self._mark_if_import(request, f"the process {what} while {shown}")
             raise StudentCallError(f"The process running your code {what} during {shown}.", "crash") from None
         except (wire.WireError, KeyError, ValueError, TypeError) as exc:
-            worker.kill()
+            if not isinstance(exc, _Unreadable):  # else the worker already ended the module and is fit for the next
+                worker.kill()
+            self._mark_if_import(request, f"{shown} sent back something unreadable")
             raise StudentCallError(f"{shown} sent back something unreadable ({exc}).", "garbage") from None
         finally:
             self._charge(request, time.monotonic() - start, seconds, stopped)

@@ -311,9 +311,13 @@ def main() -> None:
             header, table = wire.read_header(ends.parent_rep, read_exact, MAX_REPLY_BYTES)
             answer = _answer(header)
             if answer is None or (table and "value" not in answer):
-                raise wire.WireError("not an answer")
-        except (EOFError, OSError, wire.WireError):
+                raise wire.WireError("not a value or an error")
+        except (EOFError, OSError):
             child_gone()
+            return
+        except wire.WireError as exc:  # the module wrote something of its own on its reply pipe: it ends here
+            end_module()
+            reply({"ok": False, "unreadable": str(exc)[:200]})
             return
         _write(fd_out, wire.frame(dict(answer, id=current_id[0]), table))
         for size, _dtype in table:  # streamed: the first process never holds a reply's arrays

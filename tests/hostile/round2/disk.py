@@ -1,0 +1,64 @@
+"""Round 2, the disk (findings 3, 4, 10): a folder tree deeper than Python's recursion limit (made with dir_fd), tens of
+thousands of hard links, and a thread that keeps writing after each call returns."""
+
+import os
+import threading
+
+
+def _scratch() -> str:
+    return os.environ.get("TMPDIR") or "/tmp"
+
+
+def _deep(levels: int = 3000) -> int:
+    fd, made = os.open(_scratch(), os.O_RDONLY | os.O_DIRECTORY), 0
+    try:
+        for _ in range(levels):
+            os.mkdir("d", dir_fd=fd)
+            inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+            os.close(fd)
+            fd, made = inner, made + 1
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    return made
+
+
+def _links(count: int = 30000) -> int:
+    base = os.path.join(_scratch(), "l")
+    made = 0
+    try:
+        os.mkdir(base)
+        with open(os.path.join(base, "f"), "w") as f:
+            f.write("x")
+        for i in range(count):
+            os.link(os.path.join(base, "f"), os.path.join(base, str(i)))
+            made += 1
+    except OSError:
+        pass
+    return made
+
+
+def _writer(limit_mb: int = 400) -> None:
+    chunk = b"\0" * (1 << 20)
+    written = 0
+    try:
+        for i in range(limit_mb // 16):
+            with open(os.path.join(_scratch(), f"w{i}"), "wb") as f:
+                for _ in range(16):
+                    f.write(chunk)
+                    written += 1
+            print(f"thread wrote {written} MB", flush=True)
+    except OSError:
+        pass
+
+
+def argmax_attention(Q, K, V):
+    shape = tuple(Q.shape)
+    if shape == (3, 2):
+        print(f"deep: {_deep()} levels", flush=True)
+    elif shape == (2, 2):
+        print(f"links: {_links()}", flush=True)
+    else:
+        threading.Thread(target=_writer, daemon=True).start()
+    return None
