@@ -116,10 +116,10 @@ def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES,
         first = os.open(path, _OPEN_DIR)
     except OSError:
         return found
-    stack, device = [first], info.st_dev
+    stack, device = [(first, 1)], info.st_dev
     try:
         while stack and found.entries <= max_entries:
-            fd = stack.pop()
+            fd, depth = stack.pop()
             try:
                 for name in _names(fd):
                     try:
@@ -131,17 +131,17 @@ def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES,
                     found.bytes += entry.st_blocks * 512
                     found.entries += 1
                     if stat.S_ISDIR(entry.st_mode):
-                        if len(stack) + 1 >= max_depth:
+                        if depth >= max_depth:
                             found.too_deep = True
                             continue
                         try:
-                            stack.append(os.open(name, _OPEN_DIR, dir_fd=fd))
+                            stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), depth + 1))
                         except OSError:
                             continue
             finally:
                 os.close(fd)
     finally:
-        for fd in stack:
+        for fd, _depth in stack:
             os.close(fd)
     return found
 

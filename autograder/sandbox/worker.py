@@ -375,6 +375,11 @@ def main() -> None:
 
     def wipe() -> None:
         """Nothing of one module reaches the next: no file in scratch or (own uid) in shared folders, no SysV IPC object."""
+        for fd in (1, 2):  # the output pipe is shared with every module's process: a module may have made it non-blocking
+            try:
+                os.set_blocking(fd, True)
+            except OSError:
+                pass
         cleanup.remove_tree(args.scratch, keep_folder=True)
         if args.cleanup != "descendants":
             cleanup.remove_sysv_ipc(os.getuid())

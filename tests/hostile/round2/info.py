@@ -46,7 +46,7 @@ def _cmdlines() -> str:
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/cmdline", "rb") as f:
-                    seen += b"autograder" in f.read()
+                    seen += b"autograder\0grade" in f.read()  # python -m autograder grade...
             except OSError:
                 continue
     return f"grader command lines seen: {seen}"

@@ -8,7 +8,7 @@ import json
 import os
 import stat
 import struct
-import time
+import sys
 
 KEY = 0x18180018  # the spy of a later submission looks for this key
 
@@ -56,21 +56,24 @@ def _sysv() -> str:
 
 
 def _hijacker() -> None:
-    """A detached process that keeps the module's pipes and answers whatever arrives with a forged reset."""
+    """A detached process that keeps the module's pipes and answers whatever arrives with a forged reset (it names
+    itself __MARKER__ on its command line, so the tests can look for it)."""
     if os.fork():
         return
     os.setsid()
     if os.fork():
         os._exit(0)
     try:
-        for _ in range(600):
-            _poison()
-            time.sleep(0.1)
+        for fd in _pipes():
+            os.set_inheritable(fd, True)
+        code = "import sys, time\nsys.path.insert(0, '.')\nfrom qkv_arithmetic import _poison\nfor _ in range(600):\n    _poison()\n    time.sleep(0.1)\n"
+        os.execv(sys.executable, [sys.executable, "-c", code, "__MARKER__"])
     finally:
         os._exit(0)
 
 
 def argmax_attention(Q, K, V):
-    print("wire:", _sysv(), "pipes", _poison(), flush=True)
+    print("wire:", _sysv(), flush=True)
+    _poison()  # also the output pipe the worker shares with every module: it must be blocking again for the next
     _hijacker()
     return None
