@@ -72,6 +72,7 @@ class CallGuard:
     def __init__(self, deadline: float | None = None) -> None:
         self.deadline = deadline
         self.stopped: dict[tuple[str, str], float] = {}
+        self.current_test: dict[str, object] = {}  # per module, the test function whose calls run now (see proxy)
 
     def call(self, session: WorkerSession, worker_name: str, module: str, func: str, args: tuple, kwargs: dict[str, Any],
              seconds: float, shown: str) -> Any:
