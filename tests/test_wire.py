@@ -69,3 +69,39 @@ def test_a_channel_closed_mid_array_is_an_eof():
     with pytest.raises(EOFError):
         wire.read_message(r)
     os.close(r)
+
+
+def _frame(header_bytes: bytes) -> bytes:
+    return len(header_bytes).to_bytes(8, "little") + header_bytes
+
+
+@pytest.mark.parametrize("blob_table", [
+    {"blob_sizes": [1 << 40], "blob_dtypes": ["uint8"]},           # more than the reader allows
+    {"blob_sizes": [-8], "blob_dtypes": ["float64"]},               # negative
+    {"blob_sizes": [8.0], "blob_dtypes": ["float64"]},              # not a count
+    {"blob_sizes": [7], "blob_dtypes": ["float64"]},                # not whole items
+    {"blob_sizes": [0] * (wire.MAX_BLOBS + 1), "blob_dtypes": ["uint8"] * (wire.MAX_BLOBS + 1)},
+    {"blob_sizes": 5, "blob_dtypes": "x"},
+])
+def test_a_forged_blob_table_is_refused_before_anything_is_read(blob_table):
+    import json
+
+    r, w = os.pipe()
+    os.write(w, _frame(json.dumps({"ok": True, **blob_table}).encode()))
+    with pytest.raises(wire.WireError):
+        wire.read_message(r, max_blob_bytes=1 << 20)
+    os.close(r)
+    os.close(w)
+
+
+def test_a_forged_500_mb_header_is_refused_before_it_is_read():
+    """Finding 7 of issue 18: the length alone is refused; nothing of that size is allocated or waited for."""
+    asked = []
+
+    def read_exact(fd, n):
+        asked.append(n)
+        return (500 << 20).to_bytes(8, "little") if n == 8 else b""
+
+    with pytest.raises(wire.WireError, match="oversized header"):
+        wire.read_message(-1, read_exact)
+    assert asked == [8]
