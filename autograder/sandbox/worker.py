@@ -5,17 +5,21 @@ Started by ``autograder.sandbox.client`` (inside bubblewrap where available) as
 volunteers to be the first the OOM killer picks, drops to the sandbox uid, dies with the
 grader, adopts every orphan of its tree (child subreaper) and sets its limits; each module's
 child then confines itself (Landlock, seccomp; see ``confine``) before the import. It answers
-requests on two pipe fds: ``import`` a module, ``call`` a function. Replies hold only plain
-data (see ``wire``).
+requests on two pipe fds: ``import`` a module, ``call`` a function, ``reset``. Replies hold only
+plain data (see ``wire``).
 
-The first process never runs student code: each ``import`` forks a child that imports the
-module and answers the calls into it until the grader sends ``reset``. So what one module
-does to the interpreter (patching torch, changing defaults, starting threads) cannot reach
-the next module, and after each module its leftover processes are killed: every process of
-the sandbox uid (a uid of this worker's own) or of the PID namespace, or else every
-descendant, which the subreaper sees even after it left the process group. On SIGUSR1 (a call
-ran out of time) the child is killed and the grader told, so a timeout costs no new worker.
-If the child dies any other way, this process dies the same way, and the grader reads how.
+The first process never runs student code, and it alone holds the grader's pipes. Each ``import``
+forks a child with pipes of its own (requests, replies, and a fault channel the child closes
+before student code runs); the first process passes each request on, reads the child's reply
+within the wire's bounds and passes on only a value or an error, under the grader's id, streaming
+the arrays. A ``reset`` is the first process's alone: it kills the child's group and every
+leftover (every process of the sandbox uid or of the PID namespace, or else every descendant,
+which the subreaper sees even after it left the process group), wipes the scratch folder and the
+sandbox uid's SysV IPC objects, and only then answers; the grader checks /proc itself. So what one
+module (one test: the grader resets between tests) does to the interpreter, its files or its pipes
+cannot reach the next. On SIGUSR1 (a call ran out of time) the child is killed and the grader told,
+so a timeout costs no new worker. If the child dies any other way, this process dies the same way,
+and the grader reads how.
 """
 
 from __future__ import annotations
