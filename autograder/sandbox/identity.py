@@ -40,11 +40,12 @@ class Identity:
     lock_fd: int
 
     def release(self) -> None:
-        """Kill whatever still runs as this uid, delete what it left in shared temporary folders, then free the lease."""
+        """Kill whatever still runs as this uid, delete what it left in shared temporary folders and its SysV IPC objects, then free the lease."""
         if self.lock_fd < 0:
             return
         kill_all(self.uid, self.gid)
         remove_files_of(self.uid)
+        cleanup.remove_sysv_ipc(self.uid)  # they outlive every process: the next lease of this uid must not find them
         os.close(self.lock_fd)
         self.lock_fd = -1
 
