@@ -3,14 +3,13 @@
 Started by ``autograder.sandbox.client`` (inside bubblewrap where available) as
 ``python -I -B worker.py --submission DIR ...``. Before importing anything a student wrote it
 volunteers to be the first the OOM killer picks, drops to the sandbox uid, dies with the
-grader, adopts every orphan of its tree (child subreaper) and sets its limits; each module's
-child then confines itself (Landlock, seccomp; see ``confine``) before the import. It answers
+grader, adopts every orphan of its tree (child subreaper), sets its limits, imports torch and
+confines itself (Landlock, seccomp; see ``confine``), which every module's child inherits. It answers
 requests on two pipe fds: ``import`` a module, ``call`` a function, ``reset``. Replies hold only
 plain data (see ``wire``).
 
 The first process never runs student code, and it alone holds the grader's pipes. Each ``import``
-forks a child with pipes of its own (requests, replies, and a fault channel the child closes
-before student code runs); the first process passes each request on, reads the child's reply
+forks a child with pipes of its own (requests and replies); the first process passes each request on, reads the child's reply
 within the wire's bounds and passes on only a value or an error, under the grader's id, streaming
 the arrays. A ``reset`` is the first process's alone: it kills the child's group and every
 leftover (every process of the sandbox uid or of the PID namespace, or else every descendant,
@@ -239,11 +238,8 @@ def main() -> None:
         signal.signal(signal.SIGUSR1, signal.SIG_DFL)
         os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
         _die_with_parent(zygote)
-        for fd in (fd_in, fd_out, ends.parent_req, ends.parent_rep, ends.parent_fault):
+        for fd in (fd_in, fd_out, ends.parent_req, ends.parent_rep):
             os.close(fd)
-        if not _confine(args, ends.child_fault):
-            return
-        os.close(ends.child_fault)  # closed before student code runs: only the grader's own layers can report a fault
 
         def send(header: dict, out_blobs: list | None = None) -> None:
             _flush_output()  # what the code printed reaches the grader before the reply does
@@ -265,6 +261,9 @@ def main() -> None:
 
     def start_module(request: dict, blobs: list) -> None:
         """Fork a child for one module and pass on its answer to the import (or the grader's own fault)."""
+        if fault:  # this process could not confine itself: the grader's machine failed, and it is this process that says so
+            reply({"ok": False, "fault": fault})
+            return
         ends = ModuleEnds.create()
         interrupted[0] = False
         pid = _fork()
@@ -278,14 +277,9 @@ def main() -> None:
         except OSError:
             pass
         child[0] = pid
-        for fd in (ends.child_req, ends.child_rep, ends.child_fault):
+        for fd in (ends.child_req, ends.child_rep):
             os.close(fd)
         live.update(pid=pid, pgid=pid, ends=ends, pidfd=_pidfd(pid))
-        fault = _read_fault(ends.parent_fault, live["pidfd"])
-        if fault:
-            end_module()
-            reply({"ok": False, "fault": fault})
-            return
         relay_reply()
 
     def relay_request(request: dict, blobs: list) -> None:
@@ -368,7 +362,7 @@ def main() -> None:
         if live.get("pid"):
             _wait_child()
         ends, pidfd, pgid = live["ends"], live["pidfd"], live["pgid"]
-        for fd in (ends.parent_req, ends.parent_rep, ends.parent_fault, *([pidfd] if pidfd is not None else [])):
+        for fd in (ends.parent_req, ends.parent_rep, *([pidfd] if pidfd is not None else [])):
             try:
                 os.close(fd)
             except OSError:
@@ -387,7 +381,7 @@ def main() -> None:
         cleanup.remove_tree(args.scratch, keep_folder=True)
         if args.cleanup != "descendants":
             cleanup.remove_sysv_ipc(os.getuid())
-        if args.cleanup == "uid":
+        if args.cleanup == "uid" and args.landlock is None:  # under Landlock nothing of the sandbox can be there
             cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
 
     child, interrupted, zygote = [0], [False], os.getpid()
@@ -406,6 +400,8 @@ def main() -> None:
     signal.signal(signal.SIGUSR1, on_interrupt)
 
     wipe()
+    # Confined once, here: every module's process inherits the layers (a fork per test then costs no filter to build).
+    fault = _confine(args)
     reply({"ok": True, "ready": True, "pid": os.getpid()})
     while True:
         try:
@@ -431,18 +427,16 @@ def main() -> None:
 
 
 class ModuleEnds:
-    """The pipes between the first process and one module's child: requests, replies, and a fault channel that the
-    child closes before student code runs."""
+    """The pipes between the first process and one module's child: requests and replies."""
 
     def __init__(self, fds: list[int]) -> None:
-        self.parent_req, self.child_req, self.child_rep, self.parent_rep, self.parent_fault, self.child_fault = fds
+        self.parent_req, self.child_req, self.child_rep, self.parent_rep = fds
 
     @classmethod
     def create(cls) -> ModuleEnds:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
-        fault_r, fault_w = os.pipe()
-        return cls([req_w, req_r, rep_w, rep_r, fault_r, fault_w])
+        return cls([req_w, req_r, rep_w, rep_r])
 
 
 ANSWER_KEYS = ("ok", "value", "error", "seconds")
@@ -462,20 +456,6 @@ def _answer(header: dict) -> dict | None:
     if "seconds" in answer and type(answer["seconds"]) not in (int, float):
         answer.pop("seconds")
     return answer
-
-
-def _read_fault(fd: int, pidfd: int | None) -> str:
-    """The fault the child reports while it applies the grader's layers; '' once it closed that channel unsaid."""
-    data = b""
-    while len(data) < 4096:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        data += chunk
-    return data.decode("utf-8", "replace")[:MAX_TEXT]
 
 
 def _pidfd(pid: int) -> int | None:
@@ -500,9 +480,9 @@ def _folder_name(folder) -> str:
     return folder
 
 
-def _confine(args, fault_fd: int) -> bool:
-    """Apply the kernel layers in this module's child; on failure tell the first process on the fault channel (a fault
-    of the grader's machine, not the student's)."""
+def _confine(args) -> str:
+    """Apply the kernel layers to this process, which every module's process inherits; '' or why they failed (a fault
+    of the grader's machine, never of the student: no student code has run yet)."""
     import confine
 
     try:
@@ -510,10 +490,9 @@ def _confine(args, fault_fd: int) -> bool:
             confine.apply_landlock(args.landlock, [args.scratch])
         if args.seccomp:
             confine.apply_seccomp()
-        return True
+        return ""
     except confine.ConfineError as exc:
-        os.write(fault_fd, str(exc).encode()[:4000] or b"a layer failed")
-        return False
+        return str(exc)[:MAX_TEXT] or "a layer failed"
 
 
 def _tasks_of(uid: int) -> int:
