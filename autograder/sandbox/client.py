@@ -285,16 +285,18 @@ class _Worker:
 
 
 def _process_table() -> dict[int, tuple[int, int, bool]]:
-    """pid -> (parent pid, real uid, zombie) of every process this grader can see."""
+    """pid -> (parent pid, uid, zombie) of every process this grader can see (the uid is the owner of its /proc folder:
+    its effective uid, which a sandbox uid cannot change)."""
     table = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/status", "rb") as f:
-                fields = dict(line.split(b":", 1) for line in f if b":" in line)
-            table[int(entry)] = (int(fields[b"PPid"]), int(fields[b"Uid"].split()[0]), fields[b"State"].split()[0] == b"Z")
-        except (OSError, ValueError, IndexError, KeyError):
+            uid = os.stat(f"/proc/{entry}").st_uid
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            table[int(entry)] = (int(fields[1]), uid, fields[0] == b"Z")
+        except (OSError, ValueError, IndexError):
             continue
     return table
 
