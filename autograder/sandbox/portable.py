@@ -40,7 +40,7 @@ from .client import (
 PORTABLE_ENV = "AUTOGRADER_PORTABLE"
 WORKER = Path(__file__).resolve().parent / "portable_worker.py"
 LINUX_MODULES = ("fcntl", "termios", "resource")
-SPARES = 2  # children importing torch ahead of the module that will need them (two cores: two at once)
+SPARES = min(max(os.cpu_count() or 2, 2), 4)  # children importing torch ahead of the modules that will need them
 
 
 class SandboxUnavailable(RuntimeError):
