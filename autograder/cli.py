@@ -29,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
             if exc.name != f"{__package__}.commands.{module_name}":
                 raise
             name = module_name.replace("_", "-")
-            p = sub.add_parser(name, help="staff only (not in the handout)", add_help=False)
+            p = sub.add_parser(name, add_help=False)  # no help=: understood (to explain), but --help lists only what works here
             p.set_defaults(run=_staff_only(name), any_arguments=True)
             continue
         p = sub.add_parser(command.NAME, help=command.HELP, description=command.DESCRIPTION)
@@ -41,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     from .manifest import ManifestError
+    from .sandbox.portable import SandboxUnavailable
 
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -48,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.run(args)
+    except SandboxUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except ManifestError as exc:
         print(f"error: manifest problem: {exc}", file=sys.stderr)
         return 2
