@@ -1,0 +1,96 @@
+"""The handout installs with its README's own commands, as a normal user, into a fresh venv; then `check` works.
+
+By default (inside `make test`) the fresh venv also sees this project's site-packages (one .pth written right
+after `python3 -m venv`), so pip finds the requirements' ranges satisfied and downloads nothing: this proves the
+README's commands run as written, as a normal user, and that the ranges accept the versions grading uses; not that
+PyPI serves them. ``AUTOGRADER_FULL_INSTALL=1`` runs the same commands without that .pth (a real download), and
+``AUTOGRADER_LOWEST=1`` installs the lowest version of every range instead (the CI job for the lower bounds).
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import paths
+from autograder.handout import TOP
+
+FULL = os.environ.get("AUTOGRADER_FULL_INSTALL") == "1"
+LOWEST = os.environ.get("AUTOGRADER_LOWEST") == "1"
+NORMAL_USER = 65534  # nobody: when the suite runs as root, the student is someone else
+
+
+def readme_setup_commands(readme: str) -> list[str]:
+    """The shell commands of the README's "Set up" block, without comments and the Windows-only remark."""
+    block = re.search(r"## Set up \(once\).*?```sh\n(.*?)```", readme, flags=re.S).group(1)
+    return [line.split("  #")[0].strip() for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+@pytest.fixture(scope="module")
+def handout_zip(tmp_path_factory):
+    out = tmp_path_factory.mktemp("install") / "handout.zip"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "handout", "--out", str(out)], cwd=paths.ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+def as_student(command: str, cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(cwd.parent), "LANG": "C.UTF-8"}
+    prefix = []
+    if os.geteuid() == 0:
+        prefix = ["setpriv", f"--reuid={NORMAL_USER}", f"--regid={NORMAL_USER}", "--clear-groups"]
+    return subprocess.run([*prefix, "bash", "-ec", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def link_packages(source: Path, target: Path) -> None:
+    """Hard-link what ``source`` holds and ``target`` lacks (files stay read-only to the student, as a shared install is)."""
+    for entry in source.iterdir():
+        if not (target / entry.name).exists() and not entry.name.endswith(".pth"):
+            if entry.is_dir():
+                shutil.copytree(entry, target / entry.name, symlinks=True, copy_function=os.link)
+            else:
+                os.link(entry, target / entry.name)
+
+
+@pytest.mark.skipif(not shutil.which("python3") or sys.platform != "linux", reason="the README's commands are run with bash and python3")
+def test_readme_install_then_check_stubs_and_reference(handout_zip, assignment):
+    home = Path(tempfile.mkdtemp(prefix="student-", dir="/tmp"))
+    try:
+        with zipfile.ZipFile(handout_zip) as zf:
+            zf.extractall(home)
+        root = home / TOP
+        if LOWEST:
+            text = (root / "requirements.txt").read_text()
+            (root / "requirements.txt").write_text(text.replace(">=", "=="))
+        for module in assignment.modules:
+            shutil.copy(paths.REFERENCE / f"{module}.py", home / f"{module}.py")
+        if os.geteuid() == 0:
+            for path in [home, *home.rglob("*")]:
+                os.chown(path, NORMAL_USER, NORMAL_USER)
+        commands = readme_setup_commands((root / "README.md").read_text())
+        assert commands[0] == "python3 -m venv .venv" and any("download.pytorch.org/whl/cpu" in c for c in commands)
+        assert commands[-1] == "pip install -r requirements.txt"
+        first = as_student(commands[0], root, timeout=600)  # python3 -m venv .venv
+        assert first.returncode == 0, first.stdout + first.stderr
+        if not (FULL or LOWEST):  # see the module's docstring: hard links to the project's packages, so nothing is downloaded
+            link_packages(Path(sysconfig.get_paths()["purelib"]), next((root / ".venv" / "lib").glob("python3*/site-packages")))
+        install = as_student("\n".join(["source .venv/bin/activate", *commands[1:]]), root, timeout=3600)
+        assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
+        assert FULL or LOWEST or "Downloading" not in install.stdout, install.stdout[-3000:]
+
+        stubs = as_student(".venv/bin/python -m autograder check", root, timeout=600)
+        assert stubs.returncode == 1 and "is not implemented yet" in stubs.stdout, stubs.stdout[-3000:] + stubs.stderr
+        good = as_student(f".venv/bin/python -m autograder check {home}", root, timeout=600)
+        assert good.returncode == 0 and "public tests pass" in good.stdout, good.stdout[-3000:] + good.stderr
+        versions = as_student(".venv/bin/python -c 'import torch, numpy; print(torch.__version__, numpy.__version__)'", root, 120)
+        print("installed:", versions.stdout.strip())
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
