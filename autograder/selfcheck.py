@@ -29,7 +29,8 @@ def verdict(report: GradeReport, assignment: Assignment) -> str:
     worth = {p.module: p.points for p in assignment.problems}
     public = sum(p.max_points for p in report.problems)
     total = sum(worth[p.module] for p in report.problems)
-    share = (f"The public tests carry {public:g} of these problems' {total:g} points; the hidden tests, run on Gradescope "
+    whose = "this problem's" if len(report.problems) == 1 else "these problems'"
+    share = (f"The public tests carry {public:g} of {whose} {total:g} points; the hidden tests, run on Gradescope "
              "after you submit, carry the rest.")
     if failed == 0:
         return f"All {len(tests)} public tests pass. {share} Passing the public tests does not guarantee full marks."

@@ -56,8 +56,8 @@ elif plt is not None:
     W_k = torch.tensor([[0.0, 1.0], [6.0, 0.0]], dtype=torch.float64)
     W_v = torch.tensor([[4.0, 3.0], [9.0, 1.0]], dtype=torch.float64)
     Q, K, V = qkv.qkv(H, W_q, W_k, W_v)
-    fig, axes = plt.subplots(1, 2, figsize=(8, 3.4))
-    for ax, scale in zip(axes, (1.0, 0.05)):
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))  # the scores are in the hundreds: softmax is one-hot unless scaled down
+    for ax, scale in zip(axes, (1.0, 0.01, 0.002)):
         A = qkv.attention_weights(Q, K, scale=scale).numpy()
         ax.imshow(A, vmin=0, vmax=1, cmap="viridis")
         for (i, j), a in __import__("numpy").ndenumerate(A):

@@ -28,4 +28,4 @@ def test_the_verdict_says_what_passing_means(assignment):
     tests = sum(len(p.tests) for p in report.problems)
     problem = assignment.problem("receptive_field")
     assert text.startswith(f"{tests} of {tests} public tests fail")
-    assert f"carry {report.max_points:g} of these problems' {problem.points:g} points" in text and "after you submit" in text
+    assert f"carry {report.max_points:g} of this problem's {problem.points:g} points" in text and "after you submit" in text
