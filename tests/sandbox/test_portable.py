@@ -24,7 +24,7 @@ NO_UNIX = '''\
 import builtins, io, os, site, sys
 
 site.addsitedir({site_packages!r})  # numpy, torch, yaml of the project's environment
-BLOCKED = {{"fcntl", "termios", "resource", "grp", "pwd"}}
+BLOCKED = {{"fcntl", "termios", "resource", "grp", "pwd"}}  # grp and pwd: Windows lacks them too
 
 
 class _Blocked:
@@ -37,7 +37,7 @@ class _Blocked:
 sys.meta_path.insert(0, _Blocked())
 for _name in BLOCKED:
     sys.modules.pop(_name, None)
-for _name in ("fork", "forkpty"):
+for _name in ("fork", "forkpty", "O_NOFOLLOW"):  # O_NOFOLLOW: Windows lacks it too
     if hasattr(os, _name):
         delattr(os, _name)
 
