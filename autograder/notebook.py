@@ -63,7 +63,7 @@ class CheckResult:
 
 
 def failure_parts(message: str) -> dict[str, str]:
-    """A failure message split into its labelled lines (Called, Expected, Got, Where, Hint); other text goes with Where."""
+    """A failure message split into its labelled lines (Called, Expected, Got, Where, Hint); unlabelled text goes with Where."""
     parts: dict[str, str] = {}
     current = "Where"
     for line in message.splitlines():
@@ -72,6 +72,7 @@ def failure_parts(message: str) -> dict[str, str]:
             current = label
             parts[current] = rest
         else:
+            current = "Where" if current == "Called" else current  # a call is one line: what follows says where it differs
             parts[current] = (parts.get(current, "") + "\n" + line).strip("\n")
     return parts
 

@@ -21,6 +21,8 @@ def test_a_wrong_value_and_an_infinite_loop_are_rows_of_the_table(tmp_path, caps
     scores = next(t for t in result.report.problems[0].tests if t.name == "scores_worked_example")
     parts = notebook.failure_parts(scores.message)
     assert parts["Called"].startswith("qkv_arithmetic.attention_scores(") and "expected 575, got 1150" in parts["Where"]
+    assert notebook.failure_parts("Called: f(6)['a']  (what a is)\nexpected 576, got 288") == {"Called": "f(6)['a']  (what a is)",
+                                                                                              "Where": "expected 576, got 288"}
 
 
 def test_a_pass_and_mistakes_of_the_caller_never_raise(capsys):
