@@ -1,12 +1,14 @@
 """``autograder.check()`` in a notebook: the public tests, out of process, shown as a table.
 
-Each call reads the student's modules from disk again and runs them in worker processes (the sandbox
-on Linux, the portable path elsewhere), so an infinite loop, ``os._exit`` or a crash in their code
-ends a worker, never the kernel. In Jupyter the result shows as an HTML table, elsewhere as text.
+Each call reads the student's modules from disk again and runs each in a fresh process (on Linux a child
+of one sandbox worker kept for the notebook's life, so torch is imported once; the portable path elsewhere),
+so an infinite loop, ``os._exit`` or a crash in their code ends that process, never the kernel. In Jupyter
+the result shows as an HTML table, elsewhere as text.
 """
 
 from __future__ import annotations
 
+import atexit
 import html
 import traceback
 from dataclasses import dataclass, field
@@ -91,13 +93,33 @@ def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
         where = Path(folder) if folder is not None else paths.TEMPLATES
         if not where.is_dir():
             return CheckResult(False, error=f"{where} is not a folder: open the notebook in the handout's folder, or pass folder=")
-        report = selfcheck.run(where, assignment, list(problems))
+        report = selfcheck.run(where, assignment, list(problems), session=_session(assignment))
         result = CheckResult(report.all_passed, report, selfcheck.verdict(report, assignment), problems=list(problems))
     except Exception:  # noqa: BLE001 - a fault of the grader or the machine must not end the student's session
+        close()  # a worker in an unknown state: the next check starts afresh
         result = CheckResult(False, error=traceback.format_exc(limit=5))
     if not _in_ipython():
         print(result.text())
     return result
+
+
+_SESSION: list = []  # the sandbox worker serving this process's checks (torch imported once, not at every check)
+
+
+def _session(assignment):
+    if not _SESSION:
+        session = selfcheck.open_session(assignment)
+        if session is None:  # the portable path: fresh children at every check
+            return None
+        _SESSION.append(session)
+        atexit.register(close)
+    return _SESSION[0]
+
+
+def close() -> None:
+    """Stop the worker that serves this notebook's checks (the next check starts a new one)."""
+    while _SESSION:
+        _SESSION.pop().close()
 
 
 def _in_ipython() -> bool:

@@ -9,17 +9,29 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import grading, manifest
+from . import grading, manifest, worker_memory
 from .manifest import Assignment
+from .sandbox.client import WorkerSession
 from .sandbox.portable import portable_reason
 from .scores import GradeReport
 
 
-def run(folder: Path, assignment: Assignment | None = None, modules: list[str] | None = None) -> GradeReport:
-    """The public tests of ``modules`` (default: all) on the modules in ``folder``."""
+def run(folder: Path, assignment: Assignment | None = None, modules: list[str] | None = None,
+        session: WorkerSession | None = None) -> GradeReport:
+    """The public tests of ``modules`` (default: all) on the modules in ``folder``; ``session`` from ``open_session`` serves many."""
     assignment = assignment or manifest.load()
     return grading.grade(Path(folder), assignment, include_hidden=False, modules=modules or None, self_check=True,
-                         portable=portable_reason())
+                         portable=None if session is not None else portable_reason(), session=session)
+
+
+def open_session(assignment: Assignment) -> WorkerSession | None:
+    """A sandbox worker (torch imported once) for many self-checks, as a notebook runs them; None on the portable path.
+
+    Each module still runs in a fresh child of the worker; close it with ``session.close()``.
+    """
+    if portable_reason():
+        return None
+    return WorkerSession(memory_mb=worker_memory.choose(assignment).mb, start_now=True, self_check=True)
 
 
 def verdict(report: GradeReport, assignment: Assignment) -> str:

@@ -32,3 +32,11 @@ def test_a_pass_and_mistakes_of_the_caller_never_raise(capsys):
     assert not unknown.passed and "unknown problem 'nonsense'" in unknown.text()
     missing = notebook.check(folder=paths.ROOT / "no-such-folder")
     assert not missing.passed and "is not a folder" in missing._repr_html_()
+
+
+def test_each_check_reads_the_module_from_disk_again(tmp_path):
+    (tmp_path / "receptive_field.py").write_text("def receptive_field_size(n_layers, n_heads, seq_len=None):\n    return 0\n")
+    assert not notebook.check("receptive_field", folder=tmp_path).passed
+    shutil.copy(paths.REFERENCE / "receptive_field.py", tmp_path)  # the student fixes the file; the kernel imported nothing
+    assert notebook.check("receptive_field", folder=tmp_path).passed
+

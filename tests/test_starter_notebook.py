@@ -1,12 +1,10 @@
 """The handout's starter notebook, run with a real Jupyter kernel in the extracted handout: on the stubs and on the reference.
 
-The kernel must survive what the student's code does (an infinite loop, ``os._exit``) and ``%run -m autograder check``.
+The kernel must survive what the student's code does (``os._exit`` here; an infinite loop in test_notebook.py) and
+``%run -m autograder check``.
 """
 
 import shutil
-import subprocess
-import sys
-import zipfile
 
 import nbformat
 import pytest
@@ -17,15 +15,10 @@ from autograder.handout import TOP
 
 
 @pytest.fixture(scope="module")
-def handout_root(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("notebook-handout")
-    out = tmp / "handout.zip"
-    proc = subprocess.run([sys.executable, "-m", "autograder", "handout", "--out", str(out)], cwd=paths.ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    with zipfile.ZipFile(out) as zf:
-        zf.extractall(tmp)
-    return tmp / TOP
+def handout_root(built_handout, tmp_path_factory):
+    root = tmp_path_factory.mktemp("notebook") / TOP
+    shutil.copytree(built_handout[1], root)
+    return root
 
 
 def execute(root, extra_cells=()):
@@ -66,7 +59,7 @@ def test_on_the_reference_every_check_passes_and_the_pictures_show(handout_root,
     hostile = root / "hostile"
     hostile.mkdir()
     (hostile / "receptive_field.py").write_text("import os\n\ndef receptive_field_size(n_layers, n_heads, seq_len=None):\n"
-                                                "    os._exit(1)\n\ndef receptive_field(attended, position):\n    while True:\n        pass\n")
+                                                "    os._exit(1)\n")  # an infinite loop: tests/test_notebook.py
     text, images = execute(root, ['r = autograder.check("receptive_field", folder="hostile")\nprint("survived", r.passed)'])
     assert images == 2
     tables = text.split("<table>")[1:]  # one per problem, then all six at once (the hostile check below prints, shows no table)

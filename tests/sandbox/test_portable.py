@@ -12,7 +12,6 @@ import subprocess
 import sys
 import sysconfig
 import venv
-import zipfile
 
 import pytest
 
@@ -71,15 +70,10 @@ def no_unix_python(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def handout_root(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("handout")
-    out = tmp / "handout.zip"
-    proc = subprocess.run([sys.executable, "-m", "autograder", "handout", "--out", str(out)], cwd=paths.ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    with zipfile.ZipFile(out) as zf:
-        zf.extractall(tmp)
-    return tmp / TOP
+def handout_root(built_handout, tmp_path_factory):
+    root = tmp_path_factory.mktemp("portable") / TOP
+    shutil.copytree(built_handout[1], root)
+    return root
 
 
 def env_without(*names):
