@@ -46,7 +46,8 @@ pip install torch --index-url https://download.pytorch.org/whl/cpu   # Linux onl
 pip install -r requirements.txt    # numpy, torch, pyyaml (ranges: a torch you already have is kept)
 ```
 
-On macOS and Windows skip the `--index-url` line: PyPI's torch is already the CPU build there.
+On macOS and Windows skip the `--index-url` line: PyPI's torch is already the CPU build there
+(on an Intel Mac, pip picks torch 2.2.2, the last built for it, and numpy 1.x: use Python 3.12 or older).
 On Colab, or in a conda environment that already has torch and numpy, run only
 `pip install -r requirements.txt`: the versions you have are kept.
 For the notebook: `pip install jupyter matplotlib` (Colab has both).

@@ -16,12 +16,8 @@ from autograder.handout import TOP
 
 
 @pytest.fixture(scope="module")
-def handout(tmp_path_factory):
-    out = tmp_path_factory.mktemp("handout") / "handout.zip"
-    proc = subprocess.run([sys.executable, "-m", "autograder", "handout", "--out", str(out)], cwd=paths.ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
+def handout(built_handout):
+    return built_handout[0]
 
 
 def extract(zip_path, where):
@@ -68,7 +64,7 @@ def test_no_reference_hidden_test_or_mistake_inside(handout, assignment):
     assert "already has torch" in readme and "autograder.check(" in readme and "after you submit" in readme
     assert f"{TOP}/attention_homework.ipynb" in names
     requirements = [line for line in texts[f"{TOP}/requirements.txt"].splitlines() if line and not line.startswith("#")]
-    assert requirements and all(">=" in line and "==" not in line for line in requirements), requirements
+    assert requirements and all(">=" in line and "==" not in line.split(";")[0] for line in requirements), requirements
     stubs = [t for n, t in texts.items() if n.startswith(f"{TOP}/student_template/")]
     assert stubs and not [t for t in stubs if "make templates" in t]
     assert not parts & {"grade.py", "templates.py", "starter_notebook.py"}
