@@ -5,7 +5,7 @@ after `python3 -m venv`), so pip finds the requirements' ranges satisfied and do
 README's commands run as written, as a normal user, and that the ranges accept the versions grading uses; not that
 PyPI serves them. ``AUTOGRADER_FULL_INSTALL=1`` runs the same commands without that .pth (a real download), and
 ``AUTOGRADER_LOWEST=1`` installs the lowest version of every range from PyPI instead (the CI job for the lower bounds:
-torch 2.3.0, numpy 1.24.4 and PyYAML 6.0 passed it on 2026-11-24, Python 3.11).
+torch 2.2.0, numpy 1.24.0 and PyYAML 6.0 passed it on 2026-11-24, Python 3.11, as user nobody).
 """
 
 import os
