@@ -45,6 +45,7 @@ plots: $(STAMP)
 ## Speed ratios; then (as root) the Gradescope figures: call headroom, worker memory, emulated runs at 0.5 CPU / 768 MB.
 bench: $(STAMP)
 	$(PY) bench/bench_grade_vs_otter.py
+	$(PY) bench/bench_check_paths.py
 	$(PY) bench/bench_grade_all.py --copies 10
 	$(PY) bench/bench_call_headroom.py
 	$(PY) bench/bench_worker_memory.py

@@ -1,3 +1,15 @@
-"""Autograder for the attention homework: sandboxed grading, otter packaging, reports."""
+"""Autograder for the attention homework: sandboxed grading, otter packaging, reports.
+
+In a notebook opened in the handout's folder: ``import autograder; autograder.check("qkv_arithmetic")``.
+"""
+
+from __future__ import annotations
 
 __version__ = "1.0.0"
+
+
+def check(*problems: str, folder=None):
+    """The public tests of ``problems`` (default: all) on your modules, run out of process; see ``autograder.notebook``."""
+    from .notebook import check as run_check
+
+    return run_check(*problems, folder=folder)

@@ -8,12 +8,24 @@ import sys
 
 from .commands import COMMANDS
 
+UNIX_ONLY = ("fcntl", "termios", "resource", "grp", "pwd")
+
 
 def _staff_only(name: str):
     """A command the students' handout leaves out: explain instead of failing on import."""
 
     def run(args: argparse.Namespace) -> int:
         print(f"error: `{name}` is a staff command; the handout does not include it", file=sys.stderr)
+        return 2
+
+    return run
+
+
+def _unavailable(name: str, missing: str):
+    """A command that needs a module this Python lacks (a Unix-only one, on Windows say)."""
+
+    def run(args: argparse.Namespace) -> int:
+        print(f"error: `{name}` needs the {missing} module, which this Python does not have (it runs on Linux)", file=sys.stderr)
         return 2
 
     return run
@@ -26,10 +38,14 @@ def build_parser() -> argparse.ArgumentParser:
         try:
             command = importlib.import_module(f"{__package__}.commands.{module_name}")
         except ModuleNotFoundError as exc:
+            name = module_name.replace("_", "-")
+            if exc.name in UNIX_ONLY:  # e.g. emulate on Windows: say so when asked, keep the other commands working
+                p = sub.add_parser(name, help=f"(not on this machine: needs {exc.name}, which this Python lacks)", add_help=False)
+                p.set_defaults(run=_unavailable(name, exc.name), any_arguments=True)
+                continue
             if exc.name != f"{__package__}.commands.{module_name}":
                 raise
-            name = module_name.replace("_", "-")
-            p = sub.add_parser(name, help="staff only (not in the handout)", add_help=False)
+            p = sub.add_parser(name, add_help=False)  # no help=: understood (to explain), but --help lists only what works here
             p.set_defaults(run=_staff_only(name), any_arguments=True)
             continue
         p = sub.add_parser(command.NAME, help=command.HELP, description=command.DESCRIPTION)
@@ -41,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     from .manifest import ManifestError
+    from .sandbox.portable import SandboxUnavailable
 
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -48,6 +65,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.run(args)
+    except SandboxUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     except ManifestError as exc:
         print(f"error: manifest problem: {exc}", file=sys.stderr)
         return 2

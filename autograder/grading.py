@@ -12,6 +12,8 @@ from .proxy import StudentModule
 from .runner import TestSpec, load_tests, run_tests
 from .sandbox import policy
 from .sandbox.client import WorkerSession
+from .sandbox.portable import PortableSession
+from .sandbox.portable import describe as describe_portable
 from .scores import GradeReport, ProblemResult, TestResult
 from .time_rules import BUDGET_FACTOR as BUDGET_FACTOR  # the time rules live in time_rules; these names stay here too
 from .time_rules import CallGuard, problem_budget
@@ -26,12 +28,15 @@ def grade(
     session: WorkerSession | None = None,
     tests: dict[str, list[TestSpec]] | None = None,
     on_problem: Callable[[GradeReport], None] | None = None,
+    self_check: bool = False,
+    portable: str | None = None,
 ) -> GradeReport:
     """Grade the submission at ``path``; never raises for anything the submission contains.
 
     With ``session`` (see ``reusable_session``) the worker and its torch import serve many submissions,
     and with ``tests`` (see ``load_all_tests``) so do the loaded test files and what they computed ahead.
     ``on_problem`` sees the report so far after each problem (so a grader that dies leaves what it graded).
+    ``self_check`` (a student's own code) needs no uid switch; ``portable`` (its reason) runs it on the portable path.
     """
     start = time.perf_counter()
     assignment = assignment or manifest.load()
@@ -40,9 +45,12 @@ def grade(
     def tests_of(problem: Problem) -> list[TestSpec]:
         return tests[problem.module] if tests is not None else load_tests(problem, include_hidden)
 
-    memory = worker_memory.choose(assignment)
-    notes = [policy.detect().describe(), f"sandbox: worker memory limit {memory.mb} MB ({memory.reason})"]
-    notes += [f"sandbox: warning: {memory.warning}"] if memory.warning else []
+    if portable:
+        notes = [describe_portable(portable)]
+    else:
+        memory = worker_memory.choose(assignment)
+        notes = [policy.detect().describe(), f"sandbox: worker memory limit {memory.mb} MB ({memory.reason})"]
+        notes += [f"sandbox: warning: {memory.warning}"] if memory.warning else []
     try:
         located = submission.locate(Path(path), assignment.modules)
     except submission.SubmissionError as exc:
@@ -53,7 +61,8 @@ def grade(
         notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
     owned = session is None
     if owned:
-        session = WorkerSession(memory_mb=memory.mb)
+        session = (PortableSession(portable, planned=sum(p.module in located.sources for p in problems)) if portable
+                   else WorkerSession(memory_mb=memory.mb, self_check=self_check))
     staged = session.stage(located)
     session.switch(staged)
     try:

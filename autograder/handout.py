@@ -16,14 +16,16 @@ from pathlib import Path
 
 import yaml
 
-from . import calls, grading, manifest, paths, solutions
+from . import calls, grading, manifest, paths, solutions, starter_notebook, templating
 from .manifest import Assignment
 from .problem_support import support_path
+from .runner import load_tests
 
 TOP = "attention-handout"
 STAFF_ONLY = ("build.py", "otter_bridge.py", "validation.py", "validate.py", "grade_all.py", "batch.py", "handout.py",
               "csv_report.py", "summary.py", "gradescope_export.py", "roster.py", "upload_csv.py", "class_stats.py", "plots.py",
-              "summary_html.py", "regrade_diff.py", "gradescope", "emulate.py", "tools", "__pycache__", "*.pyc")
+              "summary_html.py", "regrade_diff.py", "gradescope", "emulate.py", "tools", "__pycache__", "*.pyc",
+              "grade.py", "templates.py", "starter_notebook.py")  # grade (no hidden tests here) and templates (no reference) would only mislead
 IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?:png|jpg|jpeg|svg|gif))\"")
 
 README = """\
@@ -31,14 +33,24 @@ README = """\
 
 Six problems, one Python module each. Statements: `assignments/<module>/README.md`.
 Your code goes in `student_template/<module>.py` (replace each `raise NotImplementedError`).
+Public tests: {public} of the {total} points; hidden tests, run on Gradescope after you submit, carry the rest.
 
 ## Set up (once)
 
+Python 3.10, 3.11, 3.12 or 3.13, on Linux, macOS or Windows. In this folder:
+
 ```sh
-python3.11 -m venv .venv
+python3 -m venv .venv
 source .venv/bin/activate          # Windows: .venv\\Scripts\\activate
-pip install -r requirements.txt    # numpy, torch (CPU), pyyaml
+pip install torch --index-url https://download.pytorch.org/whl/cpu   # Linux only: the CPU build (about 200 MB, not 2.7 GB of CUDA)
+pip install -r requirements.txt    # numpy, torch, pyyaml (ranges: a torch you already have is kept)
 ```
+
+On macOS and Windows skip the `--index-url` line: PyPI's torch is already the CPU build there
+(on an Intel Mac, pip picks torch 2.2.2, the last built for it, and numpy 1.x: use Python 3.12 or older).
+On Colab, or in a conda environment that already has torch and numpy, run only
+`pip install -r requirements.txt`: the versions you have are kept.
+For the notebook: `pip install jupyter matplotlib` (Colab has both).
 
 ## Check your work with the public tests (seconds, as often as you like)
 
@@ -47,9 +59,18 @@ python -m autograder check                              # every problem, files i
 python -m autograder check student_template -p {first}   # one problem
 ```
 
+In a notebook opened in this folder (`{notebook}` walks the six problems):
+
+```python
+import autograder
+autograder.check("{first}")    # one problem; autograder.check() for all six
+```
+
 Each failure shows the call, the expected value, what came back and where they differ. The exit
-status is 0 only when every public test passes. Hidden tests are run after you submit; passing
-the public tests does not guarantee full marks.
+status is 0 only when every public test passes. Your code runs in a separate process, so an
+infinite loop or a crash in it is reported, and stopped, without ending the check (or the notebook).
+When every public test passes the check says so; hidden tests are run after you submit, and
+passing the public tests does not guarantee full marks.
 
 ## Submit
 
@@ -60,6 +81,9 @@ make submission        # writes submission.zip with the six module files from st
 Without `make`: zip the six files {files} (at the top level of the zip) yourself.
 Upload `submission.zip` to Gradescope. Only these six files are read; anything else is ignored.
 """
+
+STUB_HEADER = ("# Problem stub: replace each `raise NotImplementedError` (TODO) with your code. Check it with "
+               "`python -m autograder check`, or autograder.check() in the notebook.\n")
 
 MAKEFILE = """\
 # `make submission`: zip the six modules of student_template/ for Gradescope.
@@ -131,6 +155,11 @@ def _write_problem(problem: manifest.Problem, stage: Path, recorded: list) -> No
     solutions.save_recorded(problem.module, recorded, stage / "assignments")
 
 
+def _public_points(assignment: Assignment) -> str:
+    """The points the public tests carry, over all problems."""
+    return f"{sum(s.points for p in assignment.problems for s in load_tests(p, include_hidden=False)):g}"
+
+
 def stage_handout(stage: Path, assignment: Assignment) -> None:
     """Lay out the handout's files in ``stage``."""
     recorded = record_reference_outputs(assignment)
@@ -141,10 +170,14 @@ def stage_handout(stage: Path, assignment: Assignment) -> None:
         _write_problem(problem, stage, recorded[problem.module])
     (stage / "student_template").mkdir()
     for module in assignment.modules:
-        shutil.copy(paths.TEMPLATES / f"{module}.py", stage / "student_template" / f"{module}.py")
-    shutil.copy(paths.ROOT / "requirements.txt", stage / "requirements.txt")
+        stub = (paths.TEMPLATES / f"{module}.py").read_text(encoding="utf-8").replace(templating.HEADER, STUB_HEADER, 1)
+        (stage / "student_template" / f"{module}.py").write_text(stub, encoding="utf-8")
+    shutil.copy(paths.ROOT / "requirements-student.txt", stage / "requirements.txt")
+    starter_notebook.write(assignment, stage / starter_notebook.NAME)
     files = ", ".join(f"`{m}.py`" for m in assignment.modules)
-    (stage / "README.md").write_text(README.format(title=assignment.title, first=assignment.modules[0], files=files), encoding="utf-8")
+    (stage / "README.md").write_text(README.format(title=assignment.title, first=assignment.modules[0], files=files,
+                                                   notebook=starter_notebook.NAME, public=_public_points(assignment),
+                                                   total=f"{assignment.total_points:g}"), encoding="utf-8")
     (stage / "Makefile").write_text(MAKEFILE.format(modules=" ".join(assignment.modules)), encoding="utf-8")
 
 

@@ -126,13 +126,18 @@ def _dir_entries(root: Path) -> list[str]:
     return entries
 
 
+def _no_follow(path: str, flags: int) -> int:
+    # Windows has no O_NOFOLLOW (the lstat before each open is the check there).
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
+
+
 def _read_file(path: Path) -> bytes:
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
         raise ValueError("is a link or a special file, not a regular file")
     if info.st_size > MAX_MODULE_BYTES:
         raise ValueError(f"is {info.st_size} bytes, more than the {MAX_MODULE_BYTES} allowed")
-    with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NOFOLLOW)) as f:
+    with open(path, "rb", opener=_no_follow) as f:
         return f.read(MAX_MODULE_BYTES + 1)
 
 
@@ -154,7 +159,7 @@ def _open_zip_file(path: Path) -> Iterator[zipfile.ZipFile]:
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
         raise ValueError("is a link or a special file, not a regular file")
-    with open(path, "rb", opener=lambda p, flags: os.open(p, flags | os.O_NOFOLLOW)) as f, zipfile.ZipFile(f) as zf:
+    with open(path, "rb", opener=_no_follow) as f, zipfile.ZipFile(f) as zf:
         yield zf
 
 

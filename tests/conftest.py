@@ -53,3 +53,23 @@ def graded_variants(assignment, request):
 
     yield outcomes
     pool.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.fixture(scope="session")
+def built_handout(tmp_path_factory):
+    """``(zip, extracted root)`` of the students' handout, built once per session; tests that change files copy the root."""
+    import subprocess
+    import sys
+    import zipfile
+
+    from autograder import paths
+    from autograder.handout import TOP
+
+    tmp = tmp_path_factory.mktemp("built-handout")
+    out = tmp / "handout.zip"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "handout", "--out", str(out)], cwd=paths.ROOT,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with zipfile.ZipFile(out) as zf:
+        zf.extractall(tmp)
+    return out, tmp / TOP

@@ -27,3 +27,20 @@ def test_a_missing_staff_command_explains_itself(monkeypatch, capsys):
     monkeypatch.setattr(importlib, "import_module", without_validate)
     assert cli.main(["validate", "-p", "x"]) == 2
     assert "staff command" in capsys.readouterr().err
+    help_text = cli.build_parser().format_help()
+    assert "check" in help_text and "validate" not in help_text  # --help lists only what works here
+
+
+def test_a_command_needing_a_unix_only_module_is_explained(monkeypatch, capsys):
+    import importlib
+
+    real = importlib.import_module
+
+    def without_fcntl(name, *args):
+        if name.endswith(".commands.emulate"):
+            raise ModuleNotFoundError("No module named 'fcntl'", name="fcntl")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_fcntl)
+    assert cli.main(["emulate", "--zip", "x"]) == 2
+    assert "needs the fcntl module" in capsys.readouterr().err

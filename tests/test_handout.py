@@ -16,12 +16,8 @@ from autograder.handout import TOP
 
 
 @pytest.fixture(scope="module")
-def handout(tmp_path_factory):
-    out = tmp_path_factory.mktemp("handout") / "handout.zip"
-    proc = subprocess.run([sys.executable, "-m", "autograder", "handout", "--out", str(out)], cwd=paths.ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return out
+def handout(built_handout):
+    return built_handout[0]
 
 
 def extract(zip_path, where):
@@ -62,13 +58,24 @@ def test_no_reference_hidden_test_or_mistake_inside(handout, assignment):
         for image in re.findall(r"\]\(([^)\s]+\.png)\)", readme.read_text() if readme.is_file() else ""):
             shipped = (readme.parent / image).resolve().relative_to(paths.ROOT).as_posix()
             assert f"{TOP}/{shipped}" in names, image
-    assert "make submission" in texts[f"{TOP}/README.md"] and "pip install -r requirements.txt" in texts[f"{TOP}/README.md"]
+    readme = texts[f"{TOP}/README.md"]
+    assert "make submission" in readme and "pip install -r requirements.txt" in readme
+    assert "--index-url https://download.pytorch.org/whl/cpu" in readme and "3.10, 3.11, 3.12 or 3.13" in readme
+    assert "already has torch" in readme and "autograder.check(" in readme and "after you submit" in readme
+    assert f"{TOP}/attention_homework.ipynb" in names
+    requirements = [line for line in texts[f"{TOP}/requirements.txt"].splitlines() if line and not line.startswith("#")]
+    assert requirements and all(">=" in line and "==" not in line.split(";")[0] for line in requirements), requirements
+    stubs = [t for n, t in texts.items() if n.startswith(f"{TOP}/student_template/")]
+    assert stubs and not [t for t in stubs if "make templates" in t]
+    assert not parts & {"grade.py", "templates.py", "starter_notebook.py"}
     assert "submission:" in texts[f"{TOP}/Makefile"]
 
 
 def test_check_runs_from_the_extracted_handout(handout, assignment, tmp_path):
     root = extract(handout, tmp_path)
+    os.chmod(root, 0o755)
     proc = student_check(root)
+    assert os.stat(root).st_mode & 0o777 == 0o755  # a self-check (as root too) changes no permission
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr
     assert "not implemented yet" in proc.stdout and "no expected value" not in proc.stdout
 
@@ -82,6 +89,12 @@ def test_check_runs_from_the_extracted_handout(handout, assignment, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_ROOT", "PYTHONPATH")}
     staff = subprocess.run([sys.executable, "-m", "autograder", "validate"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert staff.returncode == 2 and "staff command" in staff.stderr, staff.stderr
+    for command in ("grade", "templates"):
+        staff = subprocess.run([sys.executable, "-m", "autograder", command, "x"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert staff.returncode == 2 and "staff command" in staff.stderr and "Traceback" not in staff.stderr, staff.stderr
+    help_text = subprocess.run([sys.executable, "-m", "autograder", "--help"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    commands = re.findall(r"^    (\S+)", help_text.stdout, flags=re.M)
+    assert help_text.returncode == 0 and commands == ["check"], help_text.stdout
 
     wrong = root / "student_template" / "qkv_arithmetic.py"
     wrong.write_text(wrong.read_text() + "\n\ndef attention_scores(Q, K, scale=1.0):\n    return 2 * scale * (Q @ K.mT)\n")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import grading, manifest, paths
+from .. import manifest, paths, selfcheck
 from ..reports import terminal
 from .common import known_problems
 
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     modules = known_problems(assignment, args.problem)
     if modules is None:
         return 2
-    report = grading.grade(folder, assignment, include_hidden=False, modules=modules or None)
+    report = selfcheck.run(folder, assignment, modules)
     print(terminal.render(report, title=f"Public tests on {folder}"))
+    print(selfcheck.verdict(report, assignment))
     return 0 if report.all_passed else 1
-

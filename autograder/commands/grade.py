@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import grading, manifest
 from ..reports import gradescope, terminal
 from ..sandbox import policy
+from ..sandbox.portable import refuse_unsandboxed
 from ..scores import GradeReport
 
 NAME = "grade"
@@ -23,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_unsandboxed()  # never falls back to the portable path: exit 2, saying why, and no results.json
     out = Path(args.out)
     print(policy.detect().describe(), file=sys.stderr)  # staff should know what the worker runs under
     try:

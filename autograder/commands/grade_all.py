@@ -9,6 +9,7 @@ from pathlib import Path
 from .. import batch, gradescope_export
 from ..reports import terminal
 from ..sandbox import policy
+from ..sandbox.portable import refuse_unsandboxed
 
 NAME = "grade-all"
 HELP = "staff: grade every submission (folder or zip) in DIR, or a Gradescope export, into a CSV"
@@ -43,6 +44,7 @@ def _earlier_run(against: str, out_dir: Path) -> Path | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_unsandboxed()  # never falls back to the portable path: exit 2, saying why
     source, out = Path(args.dir), Path(args.out)
     if not source.exists():
         print(f"error: {source} does not exist; pass a folder of submissions or a Gradescope export", file=sys.stderr)

@@ -9,10 +9,7 @@ namespace and cannot miss a process that forks while it runs.
 
 from __future__ import annotations
 
-import fcntl
-import grp
 import os
-import pwd
 import stat
 import subprocess
 import tempfile
@@ -52,6 +49,8 @@ class Identity:
 
 def lease() -> Identity:
     """A free uid/gid for one worker; raises ``IdentityError`` when all are taken."""
+    import fcntl  # Unix only, like grp and pwd below: the portable self-check imports this module on Windows too
+
     folder = _lock_folder()
     busy = _uids_in_use()
     for uid in range(UID_BASE, UID_BASE + UID_COUNT):
@@ -116,6 +115,9 @@ def _uids_in_use() -> set[int]:
 
 def _known(uid: int) -> bool:
     """Whether an account or a group already has this id (never borrow a real user's uid)."""
+    import grp
+    import pwd
+
     for lookup in (pwd.getpwuid, grp.getgrgid):
         try:
             lookup(uid)

@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 from autograder import paths
+from autograder.runner import load_tests
 
 
 def run_check(*args):
@@ -15,13 +16,18 @@ def test_check_on_reference_passes(assignment):
     assert proc.returncode == 0, proc.stdout[-2000:]
     for module in assignment.modules:
         assert module in proc.stdout
-    assert "FAIL" not in proc.stdout and "hidden" not in proc.stdout.lower()
+    assert "FAIL" not in proc.stdout
+    hidden = [s.name for p in assignment.problems for s in load_tests(p, include_hidden=True) if s.hidden]
+    assert hidden and not [name for name in hidden if name in proc.stdout]  # no hidden test runs in a self-check
+    public = proc.stdout.count("  PASS  ")
+    assert f"All {public} public tests pass." in proc.stdout and "the hidden tests, run on Gradescope after you submit" in proc.stdout
 
 
 def test_check_on_stubs_fails_with_readable_messages():
     proc = run_check()
     assert proc.returncode == 1
     assert "FAIL" in proc.stdout and "not implemented yet" in proc.stdout and "Traceback" not in proc.stdout
+    assert "public tests fail (see above)" in proc.stdout and "All " not in proc.stdout
 
 
 def test_check_shows_called_expected_got_where(tmp_path):

@@ -1,0 +1,130 @@
+"""``autograder.check()`` in a notebook: the public tests, out of process, shown as a table.
+
+Each call reads the student's modules from disk again and runs each in a fresh process (on Linux a child
+of one sandbox worker kept for the notebook's life, so torch is imported once; the portable path elsewhere),
+so an infinite loop, ``os._exit`` or a crash in their code ends that process, never the kernel. In Jupyter
+the result shows as an HTML table, elsewhere as text.
+"""
+
+from __future__ import annotations
+
+import atexit
+import html
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import manifest, paths, selfcheck
+from .reports import terminal
+from .scores import GradeReport
+
+FIELDS = ("Called", "Expected", "Got", "Where", "Hint")
+
+
+@dataclass
+class CheckResult:
+    """What ``check`` found: ``passed`` is True only when every public test asked for passed."""
+
+    passed: bool
+    report: GradeReport | None = None
+    summary: str = ""
+    error: str = ""
+    problems: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        return self.text()
+
+    def text(self) -> str:
+        if self.report is None:
+            return f"The check itself failed (not your code): {self.error}"
+        return terminal.render(self.report, title="Public tests") + "\n" + self.summary
+
+    def _repr_html_(self) -> str:
+        if self.report is None:
+            return f"<p><b>The check itself failed (not your code):</b></p><pre>{html.escape(self.error)}</pre>"
+        rows = []
+        for problem in self.report.problems:
+            passed = sum(t.passed for t in problem.tests)
+            status = "" if problem.status == "ok" else f"<br><span style='color:#a00'>{html.escape(problem.status)}</span>"
+            rows.append(f"<tr style='background:#eef'><th colspan='7' style='text-align:left'>{html.escape(problem.module)} — "
+                        f"{html.escape(problem.title)}: {passed}/{len(problem.tests)} passed{status}</th></tr>")
+            for test in problem.tests:
+                parts = failure_parts(test.message) if not test.passed else {}
+                mark = ("<span style='color:#070'>passed</span>" if test.passed else "<span style='color:#a00'><b>failed</b></span>")
+                cells = [html.escape(test.name), mark] + [_cell(parts.get(name, "")) for name in FIELDS]
+                rows.append("<tr>" + "".join(f"<td style='text-align:left;vertical-align:top'>{c}</td>" for c in cells) + "</tr>")
+            if problem.output.strip():
+                rows.append(f"<tr><td colspan='7' style='text-align:left'>printed by your code:<pre>{html.escape(problem.output[-2000:])}</pre></td></tr>")
+        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("test", "result", "call", "expected", "got", "where", "hint"))
+        colour = "#070" if self.passed else "#a00"
+        return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+                f"<p style='color:{colour}'><b>{html.escape(self.summary)}</b></p>")
+
+
+def failure_parts(message: str) -> dict[str, str]:
+    """A failure message split into its labelled lines (Called, Expected, Got, Where, Hint); unlabelled text goes with Where."""
+    parts: dict[str, str] = {}
+    current = "Where"
+    for line in message.splitlines():
+        label, _, rest = line.partition(": ")
+        if label in FIELDS:
+            current = label
+            parts[current] = rest
+        else:
+            current = "Where" if current == "Called" else current  # a call is one line: what follows says where it differs
+            parts[current] = (parts.get(current, "") + "\n" + line).strip("\n")
+    return parts
+
+
+def _cell(text: str) -> str:
+    return f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(text)}</pre>" if "\n" in text else html.escape(text)
+
+
+def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
+    """Run the public tests of ``problems`` (default: all six) on the modules in ``folder`` (default: student_template/)."""
+    try:
+        assignment = manifest.load()
+        unknown = [p for p in problems if p not in assignment.modules]
+        if unknown:
+            return CheckResult(False, error=f"unknown problem {unknown[0]!r}; choose from {', '.join(assignment.modules)}")
+        where = Path(folder) if folder is not None else paths.TEMPLATES
+        if not where.is_dir():
+            return CheckResult(False, error=f"{where} is not a folder: open the notebook in the handout's folder, or pass folder=")
+        report = selfcheck.run(where, assignment, list(problems), session=_session(assignment))
+        result = CheckResult(report.all_passed, report, selfcheck.verdict(report, assignment), problems=list(problems))
+    except Exception:  # noqa: BLE001 - a fault of the grader or the machine must not end the student's session
+        close()  # a worker in an unknown state: the next check starts afresh
+        result = CheckResult(False, error=traceback.format_exc(limit=5))
+    if not _in_ipython():
+        print(result.text())
+    return result
+
+
+_SESSION: list = []  # the sandbox worker serving this process's checks (torch imported once, not at every check)
+
+
+def _session(assignment):
+    if not _SESSION:
+        session = selfcheck.open_session(assignment)
+        if session is None:  # the portable path: fresh children at every check
+            return None
+        _SESSION.append(session)
+        atexit.register(close)
+    return _SESSION[0]
+
+
+def close() -> None:
+    """Stop the worker that serves this notebook's checks (the next check starts a new one)."""
+    while _SESSION:
+        _SESSION.pop().close()
+
+
+def _in_ipython() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    return get_ipython() is not None

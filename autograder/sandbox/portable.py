@@ -1,0 +1,347 @@
+"""The portable worker path: a self-check runs student code out of process where the Linux sandbox cannot.
+
+On macOS, Windows, or a Linux Python without ``fcntl``/``resource``/``os.fork``/``/proc``, ``check``
+runs each module in a child Python of its own (``portable_worker.py``), started with ``subprocess``;
+pipes are read by threads and a call past its time limit ends the child. Same wire, same messages as
+the sandbox, but no memory limit and no file or network confinement: it is for a student's own code
+on their own machine. Staff commands never use it (``refuse_unsandboxed``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import submission
+from . import wire
+from .client import (
+    _GRADER_MAKE,
+    STARTUP_SECONDS,
+    CallRecord,
+    OutputBuffer,
+    SandboxFault,
+    StudentCallError,
+    _call_failure,
+    _grader_to_array,
+    _import_failure,
+)
+
+PORTABLE_ENV = "AUTOGRADER_PORTABLE"
+WORKER = Path(__file__).resolve().parent / "portable_worker.py"
+LINUX_MODULES = ("fcntl", "termios", "resource")
+SPARES = min(max(os.cpu_count() or 2, 2), 4)  # children importing torch ahead of the modules that will need them
+
+
+class SandboxUnavailable(RuntimeError):
+    """Staff grading asked for on a machine where the sandbox cannot run: the grader refuses (never falls back)."""
+
+
+def linux_sandbox_missing() -> str | None:
+    """Why the Linux sandbox cannot run here, or None when it can."""
+    if not sys.platform.startswith("linux"):
+        return f"this is {sys.platform}, and the sandbox needs Linux"
+    for name in LINUX_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return f"this Python has no {name} module"
+    if not hasattr(os, "fork"):
+        return "this Python has no os.fork"
+    try:
+        os.listdir("/proc")
+    except OSError:
+        return "/proc cannot be read"
+    return None
+
+
+def portable_reason() -> str | None:
+    """Why a self-check takes the portable path (None: it uses the Linux sandbox)."""
+    if os.environ.get(PORTABLE_ENV) == "1":
+        return f"{PORTABLE_ENV}=1"
+    return linux_sandbox_missing()
+
+
+def refuse_unsandboxed() -> None:
+    """Raise ``SandboxUnavailable`` where grading others' code could only run without the sandbox."""
+    reason = portable_reason()
+    if reason:
+        raise SandboxUnavailable(f"refusing to grade untrusted code without the sandbox: {reason}. Grade on Linux (as root, "
+                                 f"or with bubblewrap), without {PORTABLE_ENV}=1; only `check` (a student's own code) runs without it.")
+
+
+def describe(reason: str) -> str:
+    """The protections line of a portable self-check."""
+    return (f"sandbox: portable path ({reason}): each module in a child process of its own, per-call time limit; "
+            "not available: memory limit, file and network confinement (fine for your own code; staff grading refuses this path)")
+
+
+class _Child:
+    """One child Python that serves one module; its replies and its printed output are read by threads."""
+
+    def __init__(self, submissions: Path, output: OutputBuffer) -> None:
+        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1", PYTHONIOENCODING="utf-8")
+        group = {"start_new_session": True} if os.name == "posix" else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        self.proc = subprocess.Popen([sys.executable, "-I", "-B", str(WORKER), "--submission", str(submissions)],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=submissions, env=env, **group)
+        self.replies: queue.Queue = queue.Queue()
+        self.ready = False
+        self.idle = threading.Event()
+        threading.Thread(target=self._read_replies, daemon=True).start()
+        self.drain = threading.Thread(target=self._drain, args=(output,), daemon=True)
+        self.drain.start()
+
+    def _read_replies(self) -> None:
+        stream = self.proc.stdout
+
+        def read_exact(_fd, n: int) -> bytearray:
+            buffer, got = bytearray(n), 0
+            view = memoryview(buffer)
+            while got < n:
+                k = stream.readinto(view[got:])
+                if not k:
+                    raise EOFError("channel closed")
+                got += k
+            return buffer
+
+        try:
+            while True:
+                self.replies.put(wire.read_message(None, read_exact))
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting grader
+            self.replies.put(exc)
+
+    def _drain(self, output: OutputBuffer) -> None:
+        while True:
+            self.idle.set()
+            chunk = self.proc.stderr.read1(65536)
+            self.idle.clear()
+            if not chunk:
+                return
+            output.feed(chunk)
+
+    def settle(self, timeout: float = 0.5) -> None:
+        """Wait briefly until the drain thread has taken what the child printed so far (it flushes before each reply)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and self.drain.is_alive():
+            if self.idle.is_set():
+                time.sleep(0.005)
+                if self.idle.is_set():
+                    return
+            time.sleep(0.002)
+
+    def send(self, header: dict, blobs: list) -> None:
+        def write_all(_fd, data) -> None:
+            self.proc.stdin.write(data)
+
+        wire.write_message(None, header, blobs, write_all)
+        self.proc.stdin.flush()
+
+    def receive(self, deadline: float) -> tuple[dict, list]:
+        try:
+            item = self.replies.get(timeout=max(deadline - time.monotonic(), 0.0))
+        except queue.Empty:
+            raise TimeoutError from None
+        if isinstance(item, BaseException):
+            self.replies.put(item)
+            raise item if isinstance(item, (EOFError, wire.WireError)) else EOFError(str(item))
+        return item
+
+    def wait_ready(self) -> None:
+        if self.ready:
+            return
+        try:
+            header, _ = self.receive(time.monotonic() + STARTUP_SECONDS)
+        except (TimeoutError, EOFError, wire.WireError) as exc:
+            self.kill()
+            raise SandboxFault(f"the checking process did not start ({type(exc).__name__})") from None
+        if not header.get("ready"):
+            self.kill()
+            raise SandboxFault("the checking process sent an unexpected greeting")
+        self.ready = True
+
+    def kill(self) -> None:
+        """End the child and, where process groups exist, whatever it started."""
+        if os.name == "posix":
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        try:
+            self.proc.stdin.close()
+        except (OSError, ValueError):  # a write the child never read
+            pass
+
+    def exit_description(self) -> str:
+        try:
+            code = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return "stopped answering"
+        if code < 0:
+            sig = -code
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            return f"was killed by signal {name}"
+        return f"exited with status {code} (sys.exit or os._exit in student code?)"
+
+
+class PortableSession:
+    """Serves ``grading.grade`` like ``WorkerSession``: stage, switch, call; a fresh child per module."""
+
+    def __init__(self, reason: str, planned: int = 6) -> None:
+        self.reason = reason
+        self.output = OutputBuffer()
+        self.root = Path(tempfile.mkdtemp(prefix="autograder-check-"))
+        self.submissions = self.root / "submissions"
+        self.submissions.mkdir()
+        self.folder: str | None = None
+        self.broken: dict[str, str] = {}
+        self.calls: list[CallRecord] = []
+        self.budgets: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+        self.restarts = 0
+        self._planned = planned  # modules still to import: no child is started that none will use
+        self._spares: list[_Child] = []
+        self._child: _Child | None = None
+        self._live: tuple | None = None
+        self._ids = itertools.count(1)
+        self._staged = itertools.count(1)
+
+    def describe(self) -> str:
+        return describe(self.reason)
+
+    def stage(self, located: submission.Located) -> str:
+        """Copy the found modules into a fresh folder; return its name."""
+        return submission.stage(located, parent=self.submissions, name=f"submission-{next(self._staged)}").name
+
+    def discard(self, folder: str) -> None:
+        submission.discard(self.submissions / folder)
+
+    def switch(self, folder: str) -> None:
+        self.settle_output()
+        self.folder = folder
+        self.output.clear()
+        self.broken, self.budgets, self.spent, self.calls = {}, {}, {}, []
+
+    def start(self) -> None:
+        """Start the children now, so that torch loads while the grader prepares."""
+        while len(self._spares) < min(SPARES, self._planned):
+            self._spares.append(_Child(self.submissions, self.output))
+
+    def set_budget(self, module: str, seconds: float) -> None:
+        self.budgets[module] = seconds
+
+    def settle_output(self) -> None:
+        if self._child is not None:
+            self._child.settle()
+
+    def _end_child(self) -> None:
+        if self._child is not None:
+            self._child.kill()
+            self._child.settle()
+            self._child, self._live = None, None
+
+    def _fresh_child(self) -> _Child:
+        self._planned = max(self._planned - 1, 0)
+        child = self._spares.pop(0) if self._spares else _Child(self.submissions, self.output)
+        self.start()
+        child.wait_ready()
+        return child
+
+    def import_module(self, module: str, seconds: float) -> None:
+        """Import ``module`` in a fresh child; raise ``StudentCallError`` if that fails."""
+        if module in self.broken:
+            raise StudentCallError(self.broken[module], "import")
+        if self._live == (self.folder, module) and self._child is not None:
+            return
+        self._end_child()
+        if self._live is None and module in self.spent:
+            self.restarts += 1
+        self._child = self._fresh_child()
+        request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
+        header = self._exchange(request, [], seconds, f"importing {module}.py")
+        self._live = (self.folder, module)
+        if not header.get("ok"):
+            self.broken[module] = _import_failure(module, header.get("error", {}))
+            raise StudentCallError(self.broken[module], "import")
+
+    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
+        """Run ``module.func(*args, **kwargs)`` in the module's child within ``seconds``; return plain data."""
+        budget = self.budgets.get(module)
+        if budget is not None and self.spent.get(module, 0.0) >= budget:
+            self.calls.append(CallRecord(module, func, 0.0, False))
+            raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
+                                   f"(a call that is stopped counts as the full {seconds:g} s).", "budget")
+        self.import_module(module, seconds)
+        tree, blobs = wire.encode((tuple(args), dict(kwargs)), _grader_to_array)
+        start = time.monotonic()
+        try:
+            header = self._exchange({"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
+        except StudentCallError:
+            self.calls.append(CallRecord(module, func, time.monotonic() - start, False))
+            raise
+        self.calls.append(CallRecord(module, func, time.monotonic() - start, bool(header.get("ok"))))
+        if not header.get("ok"):
+            raise StudentCallError(_call_failure(shown, header.get("error", {})), "raised")
+        return header["value_decoded"]
+
+    def _exchange(self, request: dict, blobs: list, seconds: float, shown: str) -> dict:
+        child, request = self._child, dict(request, id=next(self._ids))
+        module, start, stopped = request["module"], time.monotonic(), True
+        timer = threading.Timer(seconds, child.kill)  # ends a child that stops reading while the grader writes to it
+        timer.start()
+        try:
+            child.send(request, blobs)
+            header, out_blobs = child.receive(start + seconds)
+            if header.get("id") != request["id"]:
+                raise wire.WireError("a reply that does not answer this request")
+            if request["op"] == "call" and header.get("ok") and "value" not in header:
+                raise wire.WireError("a reply without a value")
+            if "value" in header:
+                header["value_decoded"] = wire.decode(header["value"], out_blobs, _GRADER_MAKE)
+            stopped = False
+            return header
+        except (TimeoutError, OSError, EOFError) as exc:
+            timed_out = isinstance(exc, TimeoutError) or time.monotonic() - start >= seconds
+            what = None if timed_out else child.exit_description()
+            self._end_child()
+            if timed_out:
+                self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
+                raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
+            self._mark_if_import(request, f"the process {what} while {shown}")
+            raise StudentCallError(f"The process running your code {what} during {shown}.", "crash") from None
+        except (wire.WireError, KeyError, ValueError, TypeError) as exc:
+            self._end_child()
+            raise StudentCallError(f"{shown} sent back something unreadable ({exc}).", "garbage") from None
+        finally:
+            timer.cancel()
+            elapsed = time.monotonic() - start
+            self.spent[module] = self.spent.get(module, 0.0) + (max(elapsed, seconds) if stopped else elapsed)
+
+    def _mark_if_import(self, request: dict, text: str) -> None:
+        if request.get("op") == "import":
+            self.broken[request["module"]] = f"{request['module']}.py could not be imported: {text}."
+
+    def close(self) -> None:
+        """End every child and remove the staged copies."""
+        self._end_child()
+        for child in self._spares:
+            child.kill()
+        self._spares = []
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+__all__ = ["PortableSession", "SandboxUnavailable", "SandboxFault", "describe", "portable_reason", "refuse_unsandboxed"]

@@ -1,0 +1,42 @@
+"""`autograder.check()` as a notebook calls it: a result object, an HTML table, text elsewhere, nothing raised."""
+
+import shutil
+
+from autograder import notebook, paths
+
+
+def test_a_wrong_value_and_an_infinite_loop_are_rows_of_the_table(tmp_path, capsys):
+    shutil.copy(paths.REFERENCE / "qkv_arithmetic.py", tmp_path)
+    with open(tmp_path / "qkv_arithmetic.py", "a") as f:
+        f.write("\n\ndef attention_scores(Q, K, scale=1.0):\n    return 2 * scale * (Q @ K.mT)\n"
+                "\n\ndef argmax_attention(Q, K, V):\n    while True:\n        pass\n")
+    result = notebook.check("qkv_arithmetic", folder=tmp_path)
+    assert not result.passed and not bool(result)
+    assert "Public tests" in capsys.readouterr().out  # outside Jupyter: plain text
+    page = result._repr_html_()
+    assert page.split("<tbody>")[1].count("<tr>") == len(result.report.problems[0].tests)
+    for text in ("qkv_worked_example", "passed", "failed", "qkv_arithmetic.attention_scores(", "a float64 array of shape (3, 3)",
+                 "first at index", "did not finish within the time limit of 5 s", "3 of 6 public tests fail"):
+        assert text in page, text
+    scores = next(t for t in result.report.problems[0].tests if t.name == "scores_worked_example")
+    parts = notebook.failure_parts(scores.message)
+    assert parts["Called"].startswith("qkv_arithmetic.attention_scores(") and "expected 575, got 1150" in parts["Where"]
+    assert notebook.failure_parts("Called: f(6)['a']  (what a is)\nexpected 576, got 288") == {"Called": "f(6)['a']  (what a is)",
+                                                                                              "Where": "expected 576, got 288"}
+
+
+def test_a_pass_and_mistakes_of_the_caller_never_raise(capsys):
+    result = notebook.check("receptive_field", folder=paths.REFERENCE)
+    assert result.passed and "All " in result._repr_html_() and "after you submit" in result.summary
+    unknown = notebook.check("nonsense")
+    assert not unknown.passed and "unknown problem 'nonsense'" in unknown.text()
+    missing = notebook.check(folder=paths.ROOT / "no-such-folder")
+    assert not missing.passed and "is not a folder" in missing._repr_html_()
+
+
+def test_each_check_reads_the_module_from_disk_again(tmp_path):
+    (tmp_path / "receptive_field.py").write_text("def receptive_field_size(n_layers, n_heads, seq_len=None):\n    return 0\n")
+    assert not notebook.check("receptive_field", folder=tmp_path).passed
+    shutil.copy(paths.REFERENCE / "receptive_field.py", tmp_path)  # the student fixes the file; the kernel imported nothing
+    assert notebook.check("receptive_field", folder=tmp_path).passed
+
