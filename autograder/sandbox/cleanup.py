@@ -15,7 +15,8 @@ from dataclasses import dataclass
 SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # folders every user may write
 MAX_DEPTH = 64          # deeper folder trees in scratch stop the call that made them
 MAX_ENTRIES = 10_000    # files, folders and links in scratch (hard links count one each)
-_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# The walks run only on Linux; the portable self-check (Windows, macOS) imports this module through the client.
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC if hasattr(os, "O_NOFOLLOW") else -1
 IPC_RMID = 0
 SYSV_TABLES = {"shm": ("shmctl", 1), "msg": ("msgctl", 1), "sem": ("semctl", 1)}  # /proc/sysvipc/<kind>: ctl function, id column
 
