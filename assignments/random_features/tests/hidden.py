@@ -7,10 +7,9 @@ Each statistical test states the chance that a correct implementation fails it (
 import math
 
 import numpy as np
-import torch
 
 from autograder.stats import f_isf
-from autograder.testkit import Background, Call, Seeded, describe, expect_true, fail, problem_support, randn, reference_value, test_case
+from autograder.testkit import Background, Call, Seeded, describe, expect_true, fail, problem_support, randn, reference_value, tensor, test_case
 
 OK_FORMAT = False
 name = "random_features_hidden"
@@ -23,7 +22,7 @@ as_float, frequency_law_problems = support.as_float, support.frequency_law_probl
 SPREAD_SEED = 20_000
 
 
-def frequencies(F, D, seed, dtype=torch.float64):
+def frequencies(F, D, seed, dtype=np.float64):
     """F frequencies from the right law, N(0, I / sqrt(D))."""
     return randn(F, D, seed=seed, dtype=dtype) / D ** 0.25
 
@@ -45,14 +44,14 @@ FRESH_LOG_ERRORS = Background(lambda: np.log([reference_value("random_features",
 @test_case(points=1, hidden=True)
 def test_feature_map_batched_float32(random_features):
     Call(random_features.random_feature_map, randn(2, 3, 5, 4, seed=30), frequencies(6, 4, seed=31)).matches_reference()
-    f32 = dict(dtype=torch.float32)
+    f32 = dict(dtype=np.float32)
     Call(random_features.random_feature_map, randn(7, 3, seed=32, **f32), frequencies(5, 3, seed=33, **f32)).matches_reference()
 
 
 @test_case(points=1, hidden=True)
 def test_softmax_kernel_batched_rectangular(random_features):
     Call(random_features.softmax_kernel, randn(2, 3, 4, 9, seed=34, scale=0.5), randn(2, 3, 6, 9, seed=35, scale=0.5)).matches_reference()
-    f32 = dict(dtype=torch.float32)
+    f32 = dict(dtype=np.float32)
     Call(random_features.softmax_kernel, randn(5, 16, seed=36, scale=0.4, **f32), randn(3, 16, seed=37, scale=0.4, **f32)).matches_reference()
 
 
@@ -60,7 +59,7 @@ def test_softmax_kernel_batched_rectangular(random_features):
 def test_approx_kernel_batched_rectangular(random_features):
     Q, K = randn(2, 5, 9, seed=38, scale=0.4), randn(2, 7, 9, seed=39, scale=0.4)
     Call(random_features.approx_softmax_kernel, Q, K, frequencies(32, 9, seed=40)).matches_reference()
-    f32 = dict(dtype=torch.float32)
+    f32 = dict(dtype=np.float32)
     Call(random_features.approx_softmax_kernel, randn(4, 16, seed=41, scale=0.3, **f32), randn(6, 16, seed=42, scale=0.3, **f32),
          frequencies(24, 16, seed=43, **f32)).matches_reference()
 
@@ -69,7 +68,7 @@ def test_approx_kernel_batched_rectangular(random_features):
 def test_rff_attention_batched_rectangular(random_features):
     Q, K, V = randn(2, 3, 5, 4, seed=44, scale=0.3), randn(2, 3, 8, 4, seed=45, scale=0.3), randn(2, 3, 8, 6, seed=46)
     Call(random_features.rff_attention, Q, K, V, frequencies(64, 4, seed=47)).matches_reference()
-    f32 = dict(dtype=torch.float32)
+    f32 = dict(dtype=np.float32)
     Call(random_features.rff_attention, randn(6, 9, seed=48, scale=0.3, **f32), randn(10, 9, seed=49, scale=0.3, **f32), randn(10, 2, seed=50, **f32),
          frequencies(32, 9, seed=51, **f32)).matches_reference()
 
@@ -113,11 +112,11 @@ def test_own_frequencies_give_an_unbiased_kernel(random_features):
     W = np.asarray(call.result(), dtype=np.float64)
     expect_true(W.shape == (n, D), f"expected shape ({n}, {D}), got {W.shape}", called=call.shown)
     Q, K = randn(3, D, seed=56, scale=0.3), randn(4, D, seed=57, scale=0.3)
-    estimate = np.asarray(Call(random_features.approx_softmax_kernel, Q, K, torch.from_numpy(W)).result(), dtype=np.float64)
+    estimate = np.asarray(Call(random_features.approx_softmax_kernel, Q, K, tensor(W)).result(), dtype=np.float64)
     exact = Call(random_features.softmax_kernel, Q, K).reference()
     expect_true(estimate.shape == exact.shape, f"approx_softmax_kernel of 3 queries and 4 keys should have shape (3, 4), got {estimate.shape}")
     t = math.sqrt(2 * math.log(2 * 12 / 1e-7) / n)
-    scale = np.exp((Q * Q).sum(-1).numpy() / (2 * math.sqrt(D)))[:, None] * np.exp((K * K).sum(-1).numpy() / (2 * math.sqrt(D)))[None, :]
+    scale = np.exp((Q * Q).sum(-1) / (2 * math.sqrt(D)))[:, None] * np.exp((K * K).sum(-1) / (2 * math.sqrt(D)))[None, :]
     expect_true((np.abs(estimate - exact) / scale).max() <= t,
                 "with 65536 of your own frequencies, approx_softmax_kernel does not approach softmax_kernel: check the law of the frequencies")
 

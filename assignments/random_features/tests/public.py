@@ -8,9 +8,8 @@ that a correct implementation fails it (always below 1e-6) and how that bound is
 import math
 
 import numpy as np
-import torch
 
-from autograder.testkit import Background, Call, Seeded, Tolerance, expect_equal, expect_true, fail, problem_support, randn, test_case
+from autograder.testkit import Background, Call, Seeded, Tolerance, expect_equal, expect_true, fail, problem_support, randn, tensor, test_case
 
 OK_FORMAT = False
 name = "random_features_public"
@@ -20,9 +19,9 @@ SPREAD_SAMPLES, BAND_SE = support.SPREAD_SAMPLES, support.BAND_SE
 as_float, frequency_law_problems = support.as_float, support.frequency_law_problems
 
 # The worked example of the statement: D = 4 (sigma2 = 2), two frequencies.
-Q_EX = torch.tensor([[0.5, 0.0, 0.5, 0.0]], dtype=torch.float64)
-K_EX = torch.tensor([[0.5, 0.5, 0.5, 0.0]], dtype=torch.float64)
-W_EX = torch.tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, -1.0, 0.0]], dtype=torch.float64)
+Q_EX = tensor([[0.5, 0.0, 0.5, 0.0]])
+K_EX = tensor([[0.5, 0.5, 0.5, 0.0]])
+W_EX = tensor([[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, -1.0, 0.0]])
 
 # Reference single-trial errors come from these seeds, far from any seed a test passes to the student.
 SPREAD_SEED = 10_000
@@ -41,7 +40,7 @@ FALL_BANDS = {F: Background(lambda F=F: log_centre_and_cv(support.reference_erro
 
 @test_case(points=1, hidden=False)
 def test_feature_map_worked_example(random_features):
-    call = Call(random_features.random_feature_map, torch.cat([Q_EX, K_EX]), W_EX)
+    call = Call(random_features.random_feature_map, np.concatenate([Q_EX, K_EX]), W_EX)
     got = call.matches_reference()
     # The rounded numbers printed in the statement.
     expect_equal(got, np.array([[0.3390, -0.3390, 0.6205, 0.6205], [0.3390, 0.0, 0.6205, 0.7071]]), tol=Tolerance(1e-3), called=call.shown)
@@ -103,7 +102,7 @@ def test_approx_kernel_is_unbiased(random_features):
     exact = Call(random_features.softmax_kernel, Q, K).reference()
     n, entries = batches * per_batch, 12
     t = math.sqrt(2 * math.log(2 * entries / 1e-7) / n)
-    scale = np.exp((Q * Q).sum(-1).numpy() / (2 * math.sqrt(D)))[:, None] * np.exp((K * K).sum(-1).numpy() / (2 * math.sqrt(D)))[None, :]
+    scale = np.exp((Q * Q).sum(-1) / (2 * math.sqrt(D)))[:, None] * np.exp((K * K).sum(-1) / (2 * math.sqrt(D)))[None, :]
     if any(e.shape != (3, 4) for e in estimates):
         fail(f"approx_softmax_kernel of 3 queries and 4 keys should have shape (3, 4), got {estimates[0].shape}")
     worst = np.abs(np.mean(estimates, axis=0) - exact) / scale
