@@ -20,7 +20,7 @@ class Limits:
     """Per-call wall clock and per-worker memory for one problem."""
 
     call_seconds: float
-    memory_mb: int
+    memory_mb: int  # address space student code may add to the worker's own, beyond its imports
 
 
 @dataclass(frozen=True)
