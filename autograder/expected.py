@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -134,14 +135,14 @@ class Store:
 
     @classmethod
     def load(cls, folder: Path, module: str) -> Store:
-        """Read what ``save`` wrote."""
+        """Read what ``save`` wrote: the index now, each array when a lookup needs it (the grader's memory is the student's room)."""
         data = json.loads((folder / f"{module}.json").read_text(encoding="utf-8"))
-        with np.load(folder / f"{module}.npz", allow_pickle=False) as npz:
-            blobs = [npz[f"arr_{i}"] for i in range(len(npz.files))]
+        npz = np.load(folder / f"{module}.npz", allow_pickle=False)
+        lock = threading.Lock()
 
-        def get(item: list) -> tuple[Any, list[np.ndarray]]:
+        def get(item: list) -> tuple[Any, _Blobs]:
             tree, first, count = item
-            return tree, blobs[first:first + count]
+            return tree, _Blobs(npz, lock, first, count)
 
         store = cls(module, hints=data["hints"], signatures=data["signatures"])
         for item in data["calls"]:
@@ -150,6 +151,25 @@ class Store:
                                                {name: get(v) for name, v in item.get("mistakes", {}).items()},
                                                exact_only=item.get("exact_only", False))
         return store
+
+
+class _Blobs:
+    """The arrays of one recorded value, read from the store's .npz file on each access (not kept in memory)."""
+
+    def __init__(self, npz: Any, lock: threading.Lock, first: int, count: int) -> None:
+        self.npz, self.lock, self.first, self.count = npz, lock, first, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index: int) -> np.ndarray:
+        if not 0 <= index < self.count:
+            raise IndexError(index)
+        with self.lock:
+            return self.npz[f"arr_{self.first + index}"]
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self[i] for i in range(self.count))
 
 
 def decode(value: tuple[Any, list[np.ndarray]]) -> Any:
