@@ -16,3 +16,15 @@ def test_variants_get_what_they_deserve(problem, graded_variants):
     assert not wrong, "\n".join(wrong)
     kinds = {o.kind for o in outcomes}
     assert {"reference", "stub"} <= kinds
+
+
+def test_validation_grades_in_gradescopes_room_so_a_variant_too_big_for_it_fails(assignment, monkeypatch):
+    # The old share (640 MB of 768) left student code 128 MB: the textbook cumsum form then lost the long-sequence test.
+    from autograder import solutions, validation, worker_memory
+
+    problem = assignment.problem("causal_linear_attention")
+    cumsum = next(v for v in solutions.fair_alternatives(problem.module) if v.name == "cumsum_form")
+    monkeypatch.setattr(worker_memory, "gradescope_room", lambda a: worker_memory.WorkerMemory(128, "768 MB - a 640 MB share"))
+    [outcome] = validation.grade_variants(problem, [("fair:cumsum_form", "fair", cumsum.source())])
+    assert not outcome.as_expected
+    assert [t.name for t in outcome.result.tests if not t.passed] == ["long_sequence_in_linear_memory"]
