@@ -28,3 +28,13 @@ def test_validation_grades_in_gradescopes_room_so_a_variant_too_big_for_it_fails
     [outcome] = validation.grade_variants(problem, [("fair:cumsum_form", "fair", cumsum.source())])
     assert not outcome.as_expected
     assert [t.name for t in outcome.result.tests if not t.passed] == ["long_sequence_in_linear_memory"]
+
+
+def test_statistical_checks_name_the_known_mistake_whose_law_they_recognise(graded_variants, assignment):
+    # No value comparison finds these (the outputs are random): the check recognises the law and names the mistake,
+    # so its hint is shown and grade-all's class report counts it.
+    outcomes = {o.label: o for o in graded_variants(assignment.problem("random_features"))}
+    for name in ("freq_standard_normal", "freq_variance_sqrt_D", "freq_absolute_values", "freq_fixed_norm_rows",
+                 "freq_orthogonal_blocks", "freq_scalar_per_feature", "generator_ignored"):
+        failed = [t for t in outcomes[f"mistake:{name}"].result.tests if name in t.mistakes]
+        assert failed and all("Hint: " in t.message for t in failed), name
