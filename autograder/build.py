@@ -75,7 +75,7 @@ def ship_expected(assignment: manifest.Assignment, folder: Path) -> None:
     """Write every problem's recorded expected values (public and hidden calls) into ``folder``."""
     expected.refresh_cache(assignment.modules)  # records in a separate process: this one never imports torch
     for module in assignment.modules:
-        expected.Store.load(expected.CACHE, module).save(folder)
+        expected.cached_store(module).save(folder)
 
 
 def image_files(assignment: manifest.Assignment) -> dict[str, str]:

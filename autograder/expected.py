@@ -31,7 +31,9 @@ from .sandbox.client import SandboxFault
 
 # Harness files whose change changes what gets recorded (the cache's key includes them).
 RECORDING_CODE = ("calls.py", "expected.py", "recording.py", "inputs.py", "solutions.py", "sandbox/wire.py", "sandbox/callables.py")
-CACHE = paths.ROOT / ".cache" / "expected"
+# Next to the harness's code, one folder per problem and fingerprint: copies of a checkout with the same content share it.
+CACHE = paths.PACKAGE_DIR.parent / ".cache" / "expected"
+KEEP_CACHED = 6  # fingerprints kept per problem (older ones are removed when a new one is recorded)
 SHIPPED_NAME = "expected"
 # Inputs larger than this are kept as their digest only (they come from seeded numpy draws, the same bits everywhere).
 KEEP_INPUT_ELEMENTS = 8192
@@ -213,9 +215,13 @@ def fingerprint(module: str) -> str:
     return digest.hexdigest()
 
 
+def cached_folder(module: str, fingerprint_: str | None = None) -> Path:
+    """The cache folder of ``module``'s records for its current sources."""
+    return CACHE / f"{module}-{(fingerprint_ or fingerprint(module))[:20]}"
+
+
 def _cache_fresh(module: str) -> bool:
-    stamp = CACHE / f"{module}.fingerprint"
-    return stamp.is_file() and stamp.read_text() == fingerprint(module) and (CACHE / f"{module}.json").is_file()
+    return (cached_folder(module) / f"{module}.json").is_file()
 
 
 def refresh_cache(modules: list[str]) -> None:
@@ -228,10 +234,28 @@ def refresh_cache(modules: list[str]) -> None:
         stale = [m for m in stale if not _cache_fresh(m)]  # another process may have recorded them meanwhile
         if not stale:
             return
-        proc = subprocess.run([sys.executable, "-m", "autograder.recording", "--cache", *stale], cwd=paths.ROOT,
+        code = str(paths.PACKAGE_DIR.parent)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [code, os.environ.get("PYTHONPATH")])))
+        proc = subprocess.run([sys.executable, "-m", "autograder.recording", "--cache", *stale], cwd=code, env=env,
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise MissingExpected(f"recording the expected values of {', '.join(stale)} failed:\n{proc.stdout}{proc.stderr}")
+
+
+def cached_store(module: str) -> Store:
+    """``module``'s records in the staff checkout's cache, recorded first if its sources changed."""
+    refresh_cache([module])
+    return Store.load(cached_folder(module), module)
+
+
+def save_cached(store_: Store, fingerprint_: str) -> None:
+    """Put a freshly recorded store in the cache, and drop the oldest fingerprints of its problem."""
+    store_.save(cached_folder(store_.module, fingerprint_))
+    older = sorted(CACHE.glob(f"{store_.module}-*"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_CACHED:]
+    for folder in older:
+        for file in folder.iterdir():
+            file.unlink(missing_ok=True)
+        folder.rmdir()
 
 
 class _locked:
@@ -265,8 +289,7 @@ def _loaded(module: str) -> Store:
     if not (paths.REFERENCE / f"{module}.py").is_file():
         raise MissingExpected(f"no expected values are recorded for {module} (assignments/{SHIPPED_NAME}/{module}.json is missing); "
                               "tell the course staff")
-    refresh_cache([module])
-    return Store.load(CACHE, module)
+    return cached_store(module)
 
 
 def store(module: str) -> Store:

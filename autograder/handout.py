@@ -81,7 +81,7 @@ def record_public_expected(assignment: Assignment, folder: Path) -> None:
     """Write into ``folder`` the expected values of the public tests: the staff cache's records of public calls only."""
     expected.refresh_cache(assignment.modules)
     for module in assignment.modules:
-        expected.Store.load(expected.CACHE, module).save(folder, public_only=True)
+        expected.cached_store(module).save(folder, public_only=True)
 
 
 def _images(readme: Path) -> list[Path]:

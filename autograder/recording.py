@@ -221,15 +221,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", action="store_true", help="write the staff checkout's cache (with each problem's fingerprint)")
     parser.add_argument("--out", type=Path, help="write the stores into this folder")
     args = parser.parse_args(argv)
-    folder = expected.CACHE if args.cache else args.out
-    if folder is None:
+    if not args.cache and args.out is None:
         parser.error("give --cache or --out")
     modules = args.modules or manifest.load().modules
     fingerprints = {m: expected.fingerprint(m) for m in modules}  # what was read, not what changed meanwhile
     for module, store in record(modules).items():
-        store.save(folder)
         if args.cache:
-            (folder / f"{module}.fingerprint").write_text(fingerprints[module])
+            expected.save_cached(store, fingerprints[module])
+        else:
+            store.save(args.out)
     return 0
 
 
