@@ -1,16 +1,18 @@
-"""Every fair variant, graded in the emulated Gradescope container (root, /autograder, 0.5 CPU, 768 MB).
+"""Every fair variant (and with --mistakes every known mistake) graded in the emulated Gradescope container.
 
 Submission k holds, for each problem, its k-th fair variant (the reference where a problem has fewer),
 so every fair variant runs once in as many emulated runs as the largest problem has variants. Each
 problem of each run must keep full marks: a fair variant that would lose points on Gradescope (memory,
-time) shows here. Also prints the reference's wall time and peak memory, the room the worker gets and
-the zip's size.
+time) shows here. With --mistakes, the same for the known mistakes, each of which must lose points on
+its problem (40 runs, about 10 minutes). Also prints the reference's wall time and peak memory, the room
+the worker gets and the zip's size.
 
-Run (as root): .venv/bin/python bench/bench_fair_in_container.py
+Run (as root): .venv/bin/python bench/bench_fair_in_container.py [--mistakes]
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from pathlib import Path
@@ -23,20 +25,20 @@ from autograder.gradescope import emulation, layout  # noqa: E402
 from autograder.tools.score_table import problem_totals  # noqa: E402
 
 
-def fair_submissions(tmp: Path) -> list[tuple[Path, dict[str, str]]]:
-    """(folder, module -> which variant it holds) for each emulated run."""
+def variant_submissions(tmp: Path, kind: str) -> list[tuple[Path, dict[str, str]]]:
+    """(folder, module -> which variant it holds) for each emulated run; ``kind`` is "fair" or "mistake"."""
     assignment = manifest.load()
-    fair = {m: solutions.fair_alternatives(m) for m in assignment.modules}
+    found = {m: (solutions.fair_alternatives if kind == "fair" else solutions.mistakes)(m) for m in assignment.modules}
     runs = []
-    for k in range(max(len(v) for v in fair.values())):
-        folder = tmp / f"fair_{k}"
+    for k in range(max(len(v) for v in found.values())):
+        folder = tmp / f"{kind}_{k}"
         folder.mkdir()
         held = {}
         for module in assignment.modules:
-            variant = fair[module][k] if k < len(fair[module]) else None
+            variant = found[module][k] if k < len(found[module]) else None
             source = variant.source() if variant else solutions.reference_path(module).read_text(encoding="utf-8")
             (folder / f"{module}.py").write_text(source, encoding="utf-8")
-            held[module] = f"fair:{variant.name}" if variant else "reference"
+            held[module] = f"{kind}:{variant.name}" if variant else "reference"
         runs.append((folder, held))
     return runs
 
@@ -47,6 +49,9 @@ def describe(run: emulation.Run) -> str:
 
 
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mistakes", action="store_true", help="also every known mistake (each must lose points on its problem)")
+    args = parser.parse_args()
     assignment = manifest.load()
     print(assignment.gradescope.describe())
     room = worker_memory.gradescope_room(assignment)
@@ -63,16 +68,18 @@ def main() -> int:
         score = reference.results.get("score") if reference.results else None
         print(f"\n== reference: score {score}; {describe(reference)}")
         misses += score != assignment.total_points
-        for folder, held in fair_submissions(Path(tmp)):
+        runs = variant_submissions(Path(tmp), "fair") + (variant_submissions(Path(tmp), "mistake") if args.mistakes else [])
+        for folder, held in runs:
             run = emulation.emulate(zip_path, folder)
             totals = problem_totals(run.results, assignment.modules) if run.results else {}
             print(f"\n== {folder.name}: {describe(run)}")
             for module in assignment.modules:
                 got, top = totals.get(module, (0.0, assignment.problem(module).points))
-                ok = abs(got - top) < 1e-9
+                full = abs(got - top) < 1e-9
+                ok = not full if held[module].startswith("mistake:") else full
                 misses += not ok
                 print(f"   {'OK  ' if ok else 'MISS'} {module:<25} {held[module]:<40} {got:g}/{top:g}")
-    print(f"\n{'every fair variant full in the container' if not misses else f'{misses} MISS(es)'}")
+    print(f"\n{'every fair variant full in the container' + (', every mistake losing points' if args.mistakes else '') if not misses else f'{misses} MISS(es)'}")
     return 1 if misses else 0
 
 

@@ -8,8 +8,6 @@ OK_FORMAT = False
 name = "causal_linear_attention_hidden"
 
 run_recurrent = problem_support("causal_linear_attention").run_recurrent
-# Reference values of expensive calls, computed once per load of this file (validation grades every variant with one load).
-_EXPECTED = {}
 
 
 def check_recurrent_equals_parallel(module, Q, K, V, **kwargs):
@@ -104,8 +102,5 @@ def test_long_sequence_in_linear_memory(causal_linear_attention):
     except AssertionError as exc:
         fail(f"{exc}\nWith N = {n} tokens, causal_linear_attention must use time and memory linear in N: "
              "it may never build an N x N matrix (an N x N float64 matrix would need 32 GiB here), nor sum over all earlier keys for every query.")
-    # The reference's answer is computed once per grading run. Hints would rerun every known
-    # mistake on 2**16 tokens in the grader; the message above says enough.
-    if "long" not in _EXPECTED:
-        _EXPECTED["long"] = call.reference()
-    call.matches(_EXPECTED["long"], hints=False)
+    # No mistake's output is recorded for inputs this large (hints compare values); the message above says enough.
+    call.matches(call.reference(), hints=False)

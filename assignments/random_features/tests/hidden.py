@@ -78,7 +78,7 @@ def test_rff_attention_batched_rectangular(random_features):
 @test_case(points=2, hidden=True)
 def test_rff_attention_long_sequence_in_linear_memory(random_features):
     # 2**17 tokens: the linear computation needs a few MB, an N x N float64 matrix 128 GiB (beyond the memory limit).
-    # Hints are off: they would run known mistakes, including the quadratic one, in the grader itself.
+    # Hints are off: no mistake's output is recorded for inputs this large.
     N = 2**17
     Q, K, V = randn(N, 2, seed=52, scale=0.3), randn(N, 2, seed=53, scale=0.3), randn(N, 2, seed=54)
     Call(random_features.rff_attention, Q, K, V, frequencies(4, 2, seed=55)).matches_reference(hints=False)
