@@ -100,4 +100,9 @@ def test_fingerprint_follows_reference_tests_and_mistakes(tmp_path, monkeypatch)
         seen.add(expected.fingerprint(module))
     (root / "assignments" / module / "README.md").write_text("statement only")
     seen.add(expected.fingerprint(module))
-    assert len(seen) == 4  # the statement does not change what is recorded
+    yaml_path = root / "assignments" / module / "problem.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace("call_seconds: 5", "call_seconds: 1"))
+    seen.add(expected.fingerprint(module))
+    assert len(seen) == 4  # neither the statement nor a time limit changes what is recorded
+    yaml_path.write_text(yaml_path.read_text().replace("hidden: [tests/hidden.py]", "hidden: []"))
+    assert expected.fingerprint(module) not in seen  # the tests that run do
