@@ -18,10 +18,12 @@ autograder: $(STAMP)
 	$(PY) -m otter run -a dist/autograder.zip -o dist/otter-run $(REF_ZIP) > dist/otter-run/log.txt 2>&1 || (cat dist/otter-run/log.txt; exit 1)
 	$(PY) -m autograder.tools.score_table dist/otter-run/results.json
 
-## Grade the reference the way Gradescope runs the zip: /autograder, as root, 0.5 CPU and 768 MB (needs root and cgroups).
+## Grade the reference the way Gradescope runs the zip: /autograder, as root, 0.5 CPU and 768 MB (needs root and cgroups);
+## then every fair variant in the same container (each must keep full marks there).
 gradescope: $(STAMP)
 	$(PY) -m autograder build --out dist/autograder.zip
 	$(PY) -m autograder emulate --zip dist/autograder.zip
+	$(PY) bench/bench_fair_in_container.py
 
 ## The whole suite: lint, the harness's tests (incl. validation of every problem's tests).
 test: $(STAMP)

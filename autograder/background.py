@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -10,16 +11,17 @@ from typing import Any
 class Background:
     """``compute()`` running on a daemon thread from now on; ``result()`` waits for it and re-raises its error.
 
-    The grader mostly waits on the worker, so expected values that take a while (the reference's
-    spread over many seeds) are best started when a test file loads and collected in the test.
-    Torch releases the GIL inside its kernels, so the thread uses the otherwise idle core.
+    The grader mostly waits on the worker, so work that takes a while (looking up the reference's
+    spread over many seeds, recording it at build time) is best started when a test file loads.
     """
 
     def __init__(self, compute: Callable[[], Any]) -> None:
         self._done = threading.Event()
         self._value: Any = None
         self._error: BaseException | None = None
-        threading.Thread(target=self._run, args=(compute,), name="autograder-background", daemon=True).start()
+        # In the caller's context: a recording in progress (calls.RECORDER) applies to the thread too.
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(self._run, compute), name="autograder-background", daemon=True).start()
 
     def _run(self, compute: Callable[[], Any]) -> None:
         try:

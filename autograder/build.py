@@ -1,7 +1,8 @@
 """Package the Gradescope autograder zip with ``otter generate``.
 
 The zip holds our test files (flattened, as otter wants them), and as support files the
-harness, the reference and the manifests, a driver notebook that otter executes instead of
+harness, the manifests and the expected values recorded from the reference (``expected``;
+never the reference, its mistakes or fair variants), a driver notebook that otter executes instead of
 the student's scripts, and an empty ``.OTTER_LOG`` that replaces any submitted one, so otter
 never unpickles a student's log. On Gradescope, ``run_otter.py`` first moves every file that
 is not one of the six modules out of the submission folder, so nothing else the student
@@ -19,12 +20,13 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from . import manifest, paths
+from . import expected, manifest, paths
 from .gradescope import image
 from .otter_bridge import DRIVER_NOTEBOOK, DRIVER_SOURCE, HARNESS_FOLDER
 
-SUPPORT = ("autograder", "reference", "assignments")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache")
+# The zip carries recorded expected values instead of what computes them: no reference, mistakes or fair variants.
+SOLUTIONS = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "mistakes", "fair", "recording.py", expected.SHIPPED_NAME)
 EXECUTABLE = ("setup.sh", "run_autograder")
 RUN_OTTER_PREFIX = f'''\
 import sys as _sys
@@ -59,13 +61,21 @@ def stage_build(stage: Path, assignment: manifest.Assignment) -> list[str]:
         for path, _hidden in problem.test_files(include_hidden=True):
             shutil.copy(path, tests / f"{problem.module}_{path.stem}.py")
     harness = stage / HARNESS_FOLDER
-    for name in SUPPORT:
-        shutil.copytree(paths.ROOT / name, harness / name, ignore=IGNORE)
+    shutil.copytree(paths.PACKAGE_DIR, harness / "autograder", ignore=SOLUTIONS)
+    shutil.copytree(paths.ASSIGNMENTS, harness / "assignments", ignore=SOLUTIONS)
+    ship_expected(assignment, expected.shipped_folder(harness / "assignments"))
     (stage / DRIVER_NOTEBOOK).write_text(json.dumps(driver_notebook(), indent=1), encoding="utf-8")
     (stage / ".OTTER_LOG").write_bytes(b"")
     config = {"points_possible": assignment.total_points, "show_hidden": True, "show_stdout": False, "print_summary": True}
     (stage / "otter_config.json").write_text(json.dumps(config, indent=2))
     return [HARNESS_FOLDER, DRIVER_NOTEBOOK, ".OTTER_LOG"]
+
+
+def ship_expected(assignment: manifest.Assignment, folder: Path) -> None:
+    """Write every problem's recorded expected values (public and hidden calls) into ``folder``."""
+    expected.refresh_cache(assignment.modules)  # records in a separate process: this one never imports torch
+    for module in assignment.modules:
+        expected.cached_store(module).save(folder)
 
 
 def image_files(assignment: manifest.Assignment) -> dict[str, str]:

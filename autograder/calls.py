@@ -1,30 +1,26 @@
-"""One call of a student function, compared with the reference on the same inputs.
+"""One call of a student function, compared with the reference's output on the same inputs.
 
-``Call(student.fn, *args, **kwargs)`` runs the student's function in the sandbox once and
-the reference's in the grader; on a mismatch the message names the call, what was
-expected, what came back and where they differ, plus the hint of any known mistake whose
-output matches the student's.
+``Call(student.fn, *args, **kwargs)`` runs the student's function in the sandbox once; the
+reference's output was recorded when the zip was built (``expected``), never computed here. On
+a mismatch the message names the call, what was expected, what came back and where they differ,
+plus the hint of any known mistake whose recorded output matches the student's. Nothing here
+imports torch: while ``recording`` runs the tests, ``RECORDER`` computes instead of looking up.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import copy
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
-from . import checks, solutions
+from . import checks, expected
 from .proxy import StudentFunction
-from .sandbox.wire import Named, Seeded
 
 _UNSET = object()
-# Hints rerun every known mistake in the grader, which has no sandbox limits: small inputs only.
-HINT_MAX_ELEMENTS = 100_000
-# (mistake name, hint) of every hint offered while a test runs; None outside ``collecting_mistakes``.
+# The recorder (``recording.Recorder``) while the tests run on the reference to record expected values.
+RECORDER: contextvars.ContextVar[Any] = contextvars.ContextVar("expected_value_recorder", default=None)
 _OFFERED: contextvars.ContextVar[list[tuple[str, str]] | None] = contextvars.ContextVar("offered_hints", default=None)
 
 
@@ -54,70 +50,46 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _signature(module: str, func: str) -> inspect.Signature | None:
+    recorder = RECORDER.get()
+    if recorder is not None and recorder.module == module:
+        return inspect.signature(getattr(recorder.reference, func))
+    try:
+        return expected.signature(module, func)
+    except (expected.MissingExpected, OSError, ValueError):
+        return None
+
+
 def describe_call(module: str, func: str, args: tuple, kwargs: dict) -> str:
     """``module.func(Q=float64[3, 2], scale=0.1)``, naming arguments from the reference's signature."""
     try:
-        bound = inspect.signature(getattr(solutions.reference(module), func)).bind_partial(*args, **kwargs)
-        parts = [f"{k}={_short(v)}" for k, v in bound.arguments.items()]
-    except (TypeError, AttributeError, FileNotFoundError):
+        signature = _signature(module, func)
+        if signature is None:
+            raise TypeError
+        parts = [f"{k}={_short(v)}" for k, v in signature.bind_partial(*args, **kwargs).arguments.items()]
+    except (TypeError, AttributeError):
         parts = [_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()]
     return f"{module}.{func}({', '.join(parts)})"
 
 
-def materialize(value: Any) -> Any:
-    """The grader-side object for an argument: a real generator or function, a fresh tensor copy."""
-    import torch
-
-    from .sandbox import callables
-
-    if isinstance(value, Seeded):
-        return torch.Generator().manual_seed(value.seed)
-    if isinstance(value, Named):
-        return callables.build(value.name)
-    if isinstance(value, torch.Tensor):
-        return value.clone()
-    if isinstance(value, (list, tuple)):
-        return type(value)(materialize(v) for v in value)
-    if isinstance(value, dict):
-        return {k: materialize(v) for k, v in value.items()}
-    return copy.deepcopy(value)
-
-
-def _size(value: Any) -> int:
-    if hasattr(value, "numel"):
-        return int(value.numel())
-    if isinstance(value, np.ndarray):
-        return int(value.size)
-    if isinstance(value, (list, tuple)):
-        return sum(_size(v) for v in value)
-    return 1
-
-
-def _plain(value: Any) -> Any:
-    """Reference outputs in the same form as values that crossed the sandbox."""
-    if hasattr(value, "detach"):
-        return value.detach().cpu().numpy()
-    if isinstance(value, (list, tuple)):
-        return type(value)(_plain(v) for v in value)
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def run_trusted(impl: Callable, args: tuple, kwargs: dict) -> Any:
-    """Run a trusted implementation on fresh copies of the inputs (one thread, as in the worker)."""
-    import torch
-
-    # One thread: the same reduction order on every machine, and no oversubscription in grade-all.
-    torch.set_num_threads(1)
-    return _plain(impl(*materialize(args), **materialize(kwargs)))
-
-
 def reference_value(module: str, func: str, args: tuple, kwargs: dict) -> Any:
-    """The reference's ``module.func(*args, **kwargs)`` (recorded in advance in the students' handout, which has no reference)."""
-    if not solutions.has_reference(module):
-        return solutions.recorded_output(module, func, args, kwargs)
-    return run_trusted(getattr(solutions.reference(module), func), args, kwargs)
+    """The reference's ``module.func(*args, **kwargs)``, as recorded when the zip (or the cache) was built."""
+    recorder = RECORDER.get()
+    if recorder is not None:
+        if recorder.module != module:
+            raise ValueError(f"the tests of {recorder.module} may only ask for expected values of {recorder.module}, not {module}")
+        return recorder.expected(func, args, kwargs)
+    return expected.reference_output(module, func, args, kwargs)
+
+
+def known_mistake(module: str, name: str) -> str:
+    """The hint line of a known mistake that a test recognised by itself (a statistical law, say), offered like any hint."""
+    recorder = RECORDER.get()
+    hint = recorder.store.hints[name] if recorder is not None and recorder.module == module else expected.hint(module, name)
+    offered = _OFFERED.get()
+    if offered is not None:
+        offered.append((name, hint))
+    return f"Hint: {hint}"
 
 
 class Call:
@@ -166,25 +138,22 @@ class Call:
         self.result()
         return self.matches(self.reference(), rtol=rtol, hints=hints)
 
-    def hints(self, got: Any, expected: Any, tol: checks.Tolerance) -> list[str]:
-        """Hints of the known mistakes whose output here equals the student's (and not the reference's)."""
-        found = self.matching_mistakes(got, expected, tol)
+    def hints(self, got: Any, expected_value: Any, tol: checks.Tolerance) -> list[str]:
+        """Hints of the known mistakes whose output here equals the student's (and not the expected value)."""
+        found = self.matching_mistakes(got, expected_value, tol)
         offered = _OFFERED.get()
         if offered is not None:
-            offered += [(v.name, v.hint) for v in found]
-        return list(dict.fromkeys(v.hint for v in found))
+            offered += found
+        return list(dict.fromkeys(hint for _, hint in found))
 
-    def matching_mistakes(self, got: Any, expected: Any, tol: checks.Tolerance) -> list[solutions.Variant]:
-        """The known mistakes whose output here equals the student's (and not the reference's)."""
-        if _size(self.args) + _size(self.kwargs) > HINT_MAX_ELEMENTS:
+    def matching_mistakes(self, got: Any, expected_value: Any, tol: checks.Tolerance) -> list[tuple[str, str]]:
+        """(name, hint) of the known mistakes whose recorded output here equals the student's (and not the expected value)."""
+        if RECORDER.get() is not None:
             return []
-        found = []
-        for variant in solutions.mistakes(self.module):
-            try:
-                impl = getattr(variant.load(), self.func)
-                out = run_trusted(impl, self.args, self.kwargs)
-                if checks.difference(got, out, tol) is None and checks.difference(out, expected, tol) is not None:
-                    found.append(variant)
-            except Exception:  # noqa: BLE001 - a mistake that cannot run here gives no hint
-                continue
-        return found
+        try:
+            recorded = expected.mistake_outputs(self.module, self.func, self.args, self.kwargs)
+            hints = expected.store(self.module).hints
+        except expected.MissingExpected:
+            return []
+        return [(name, hints.get(name, "")) for name, out in recorded
+                if checks.difference(got, out, tol) is None and checks.difference(out, expected_value, tol) is not None]

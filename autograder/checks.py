@@ -37,6 +37,8 @@ class Tolerance:
         return f"relative tolerance {self.rtol:g}"
 
 
+# Elements compared at once (temporaries of a few MB however large the arrays).
+CHUNK = 1 << 18
 FLOAT64 = Tolerance(1e-9)
 FLOAT32 = Tolerance(2e-5)
 
@@ -103,24 +105,39 @@ def difference_array(got: Any, expected: Any, tol: Tolerance) -> str | None:
     if arr.shape != exp.shape:
         note = " (it looks transposed)" if arr.ndim >= 2 and arr.shape == exp.shape[:-2] + exp.shape[-1:] + exp.shape[-2:-1] else ""
         return f"expected shape {tuple(exp.shape)}, got {tuple(arr.shape)}{note}"
-    arr = arr.astype(np.float64)
-    bad = ~np.isfinite(arr) & np.isfinite(exp)
-    if bad.any():
-        index = np.unravel_index(int(np.flatnonzero(bad)[0]), arr.shape)
-        return f"got a non-finite value ({arr[index]}) at index {_fmt_index(index)} where a finite value was expected ({int(bad.sum())} such entries)"
-    scale = float(np.max(np.abs(exp[np.isfinite(exp)]), initial=0.0))
-    limit = tol.rtol * (np.abs(exp) + scale)
-    with np.errstate(invalid="ignore"):
-        err = np.abs(arr - exp)
-        wrong = ~((err <= limit) | (arr == exp))
-    if not wrong.any():
+    # Compared in chunks of rows: the grader's temporaries stay small next to the arrays (its memory is the student's room).
+    flat_got, flat_exp = arr.reshape(-1), exp.reshape(-1)
+    chunks = [slice(i, i + CHUNK) for i in range(0, flat_exp.size, CHUNK)] or [slice(0, 0)]
+    bad_count, first_bad = 0, None
+    for part in chunks:
+        bad = ~np.isfinite(flat_got[part].astype(np.float64)) & np.isfinite(flat_exp[part])
+        if bad.any():
+            bad_count += int(bad.sum())
+            first_bad = first_bad if first_bad is not None else part.start + int(np.flatnonzero(bad)[0])
+    if bad_count:
+        index = np.unravel_index(first_bad, arr.shape)
+        return f"got a non-finite value ({float(arr[index])}) at index {_fmt_index(index)} where a finite value was expected ({bad_count} such entries)"
+    scale = max((float(np.max(np.abs(flat_exp[part][np.isfinite(flat_exp[part])]), initial=0.0)) for part in chunks), default=0.0)
+    wrong_count, first, worst, worst_err = 0, None, None, -1.0
+    for part in chunks:
+        g, e = flat_got[part].astype(np.float64), flat_exp[part]
+        with np.errstate(invalid="ignore"):
+            err = np.abs(g - e)
+            wrong = ~((err <= tol.rtol * (np.abs(e) + scale)) | (g == e))
+        if wrong.any():
+            wrong_count += int(wrong.sum())
+            first = first if first is not None else part.start + int(np.flatnonzero(wrong)[0])
+            i = int(np.nanargmax(np.where(wrong, err, -1.0)))
+            if err[i] > worst_err:  # the first of the largest errors, as one argmax over the whole array
+                worst, worst_err = part.start + i, float(err[i])
+    if not wrong_count:
         return None
-    first = np.unravel_index(int(np.flatnonzero(wrong)[0]), arr.shape)
-    worst = np.unravel_index(int(np.nanargmax(np.where(wrong, err, -1.0))), arr.shape)
-    text = f"{int(wrong.sum())} of {arr.size} entries differ ({tol.describe()}); first at index {_fmt_index(first)}"
+    first_i = np.unravel_index(first, arr.shape)
+    worst_i = np.unravel_index(worst, arr.shape)
+    text = f"{wrong_count} of {arr.size} entries differ ({tol.describe()}); first at index {_fmt_index(first_i)}"
     if REVEAL.get():
-        text += f": expected {exp[first]:.10g}, got {arr[first]:.10g}"
-    return text + f"; largest error {err[worst]:.3g} at index {_fmt_index(worst)}"
+        text += f": expected {exp[first_i]:.10g}, got {float(arr[first_i]):.10g}"
+    return text + f"; largest error {worst_err:.3g} at index {_fmt_index(worst_i)}"
 
 
 def difference_int(got: Any, expected: int) -> str | None:

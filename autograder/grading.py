@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import manifest, submission, worker_memory
+from . import expected, manifest, submission, worker_memory
 from .manifest import Assignment, Problem
 from .proxy import StudentModule
 from .runner import TestSpec, load_tests, run_tests
@@ -69,6 +69,7 @@ def grade(
         if any(p.module in located.sources for p in problems):
             session.start()  # the worker imports torch while the grader loads the tests (which import it too)
         loaded = {p.module: tests_of(p) for p in problems}
+        expected.preload([p.module for p in problems])  # the records are open before any student code runs
         results: list[ProblemResult] = []
         guard = CallGuard()
         for problem in problems:

@@ -2,8 +2,8 @@
 
 It holds the stubs, the statements (and the images they show), the public tests, and the
 self-check runner, but no reference, no hidden tests and no mistakes corpus. Public tests
-compare with the reference, so the reference's output for every call they make is recorded
-here, by running them on the reference, and shipped instead (``solutions.recorded_output``).
+compare with the reference, so the expected values of their calls (the reference's outputs and
+the known mistakes' outputs for hints) ship instead: the staff cache's records of public calls.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from . import calls, grading, manifest, paths, solutions, starter_notebook, templating
+from . import expected, manifest, paths, starter_notebook, templating
 from .manifest import Assignment
 from .problem_support import support_path
 from .runner import load_tests
@@ -24,7 +24,7 @@ from .runner import load_tests
 TOP = "attention-handout"
 STAFF_ONLY = ("build.py", "otter_bridge.py", "validation.py", "validate.py", "grade_all.py", "batch.py", "handout.py",
               "csv_report.py", "summary.py", "gradescope_export.py", "roster.py", "upload_csv.py", "class_stats.py", "plots.py",
-              "summary_html.py", "regrade_diff.py", "gradescope", "emulate.py", "tools", "__pycache__", "*.pyc",
+              "summary_html.py", "regrade_diff.py", "gradescope", "emulate.py", "tools", "recording.py", "__pycache__", "*.pyc",
               "grade.py", "templates.py", "starter_notebook.py")  # grade (no hidden tests here) and templates (no reference) would only mislead
 IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?:png|jpg|jpeg|svg|gif))\"")
 
@@ -101,25 +101,11 @@ check:
 """
 
 
-def record_reference_outputs(assignment: Assignment) -> dict[str, list]:
-    """Run the public tests on the reference and keep, per module, every reference output they asked for."""
-    recorded: dict[str, list] = {m: [] for m in assignment.modules}
-    original = calls.reference_value
-
-    def recording(module: str, func: str, args: tuple, kwargs: dict):
-        value = original(module, func, args, kwargs)
-        recorded[module].append((func, args, kwargs, value))  # list.append is atomic: tests may compute on a background thread
-        return value
-
-    calls.reference_value = recording
-    try:
-        report = grading.grade(paths.REFERENCE, assignment, include_hidden=False)
-    finally:
-        calls.reference_value = original
-    failed = [t.full_name for p in report.problems for t in p.tests if not t.passed]
-    if failed:
-        raise RuntimeError(f"the reference fails public tests, so no handout is built: {', '.join(failed)}")
-    return recorded
+def record_public_expected(assignment: Assignment, folder: Path) -> None:
+    """Write into ``folder`` the expected values of the public tests: the staff cache's records of public calls only."""
+    expected.refresh_cache(assignment.modules)
+    for module in assignment.modules:
+        expected.cached_store(module).save(folder, public_only=True)
 
 
 def _images(readme: Path) -> list[Path]:
@@ -131,7 +117,7 @@ def _images(readme: Path) -> list[Path]:
     return found
 
 
-def _write_problem(problem: manifest.Problem, stage: Path, recorded: list) -> None:
+def _write_problem(problem: manifest.Problem, stage: Path) -> None:
     folder = stage / "assignments" / problem.module
     (folder / "tests").mkdir(parents=True)
     data = yaml.safe_load((problem.folder / "problem.yaml").read_text(encoding="utf-8"))
@@ -152,7 +138,6 @@ def _write_problem(problem: manifest.Problem, stage: Path, recorded: list) -> No
             target = stage / image.relative_to(paths.ROOT)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(image, target)
-    solutions.save_recorded(problem.module, recorded, stage / "assignments")
 
 
 def _public_points(assignment: Assignment) -> str:
@@ -162,12 +147,12 @@ def _public_points(assignment: Assignment) -> str:
 
 def stage_handout(stage: Path, assignment: Assignment) -> None:
     """Lay out the handout's files in ``stage``."""
-    recorded = record_reference_outputs(assignment)
     shutil.copytree(paths.PACKAGE_DIR, stage / "autograder", ignore=shutil.ignore_patterns(*STAFF_ONLY))
     (stage / "assignments").mkdir()
     shutil.copy(paths.ASSIGNMENT_MANIFEST, stage / "assignments" / "assignment.yaml")
     for problem in assignment.problems:
-        _write_problem(problem, stage, recorded[problem.module])
+        _write_problem(problem, stage)
+    record_public_expected(assignment, expected.shipped_folder(stage / "assignments"))
     (stage / "student_template").mkdir()
     for module in assignment.modules:
         stub = (paths.TEMPLATES / f"{module}.py").read_text(encoding="utf-8").replace(templating.HEADER, STUB_HEADER, 1)

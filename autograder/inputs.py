@@ -1,15 +1,99 @@
-"""Seeded random inputs for tests: the same tensors on every machine and in every run."""
+"""Seeded test inputs as numpy arrays that reach the student as ``torch.Tensor``s.
+
+The grader never imports torch: a test builds its inputs with numpy, and an array of type
+``TensorArray`` (every array made here, and whatever arithmetic or slicing makes of it) crosses
+the wire as a tensor, which the worker rebuilds with ``torch.from_numpy``. Draws come from
+numpy's PCG64, so the same seed gives the same numbers on every machine and in every run.
+"""
 
 from __future__ import annotations
 
-import torch
+import contextvars
+import math
+from typing import Any
+
+import numpy as np
+
+# Adds the MACs of matrix products while ``macs.measured_macs`` runs (None otherwise).
+MAC_COUNTER: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("mac_counter", default=None)
+# Array functions the MAC counter prices like ``@``; any other product raises while counting.
+_PRICED_FUNCTIONS = frozenset({"dot", "matmul"})
+_UNPRICED_FUNCTIONS = frozenset({"einsum", "inner", "outer", "vdot", "kron", "tensordot", "multi_dot", "convolve"})
 
 
-def randn(*shape: int, seed: int, scale: float = 1.0, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """``scale`` times standard normal entries drawn from a generator seeded with ``seed``."""
-    return scale * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+class UnpricedOperation(RuntimeError):
+    """A matrix product the MAC counter has no rule for."""
 
 
-def rand(*shape: int, seed: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """Uniform entries in [0, 1) drawn from a generator seeded with ``seed``."""
-    return torch.rand(*shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+class TensorArray(np.ndarray):
+    """A numpy array that the student receives as a ``torch.Tensor`` (the wire reads ``__wire_tensor__``)."""
+
+    __wire_tensor__ = True
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        plain = [x.view(np.ndarray) if isinstance(x, TensorArray) else x for x in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(x.view(np.ndarray) if isinstance(x, TensorArray) else x for x in kwargs["out"])
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        counter = MAC_COUNTER.get()
+        if counter is not None and ufunc is np.matmul and method == "__call__":
+            counter[0] += _matmul_macs(plain[0], result)
+        return _wrap(result)
+
+    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        counter = MAC_COUNTER.get()
+        name = getattr(func, "__name__", "")
+        if counter is not None and name in _UNPRICED_FUNCTIONS:
+            raise UnpricedOperation(f"the MAC counter has no rule for {name}; write the product with @")
+        plain_args = _unwrap(args)
+        result = func(*plain_args, **_unwrap(kwargs))
+        if counter is not None and name in _PRICED_FUNCTIONS:
+            counter[0] += _matmul_macs(np.asarray(plain_args[0]), np.asarray(result))
+        return _wrap(result)
+
+
+def _matmul_macs(left: np.ndarray, result: np.ndarray) -> int:
+    """Every element of a product's output costs one MAC per term of the shared dimension."""
+    return math.prod(np.shape(result)) * np.shape(left)[-1]
+
+
+def _unwrap(value: Any) -> Any:
+    if isinstance(value, TensorArray):
+        return value.view(np.ndarray)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_unwrap(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _unwrap(v) for k, v in value.items()}
+    return value
+
+
+def _wrap(value: Any) -> Any:
+    if type(value) is np.ndarray:
+        return value.view(TensorArray)
+    if isinstance(value, tuple):
+        return tuple(_wrap(v) for v in value)
+    return value
+
+
+def tensor(data: Any, dtype: Any = None) -> TensorArray:
+    """``data`` (nested lists, an array) as an array the student receives as a tensor (float64 for Python floats)."""
+    array = np.array(data, dtype=dtype)
+    if dtype is None and array.dtype == np.float32 and not isinstance(data, np.ndarray):
+        array = array.astype(np.float64)
+    return array.view(TensorArray)
+
+
+def randn(*shape: int, seed: int, scale: float = 1.0, dtype: Any = np.float64) -> TensorArray:
+    """``scale`` times standard normal entries drawn from numpy's generator seeded with ``seed``."""
+    values = scale * np.random.default_rng(seed).standard_normal(shape)
+    return values.astype(dtype).view(TensorArray)
+
+
+def rand(*shape: int, seed: int, dtype: Any = np.float64) -> TensorArray:
+    """Uniform entries in [0, 1) drawn from numpy's generator seeded with ``seed``."""
+    return np.random.default_rng(seed).random(shape).astype(dtype).view(TensorArray)
+
+
+def randint(low: int, high: int, shape: tuple[int, ...], seed: int) -> TensorArray:
+    """Integers in [low, high) (int64) drawn from numpy's generator seeded with ``seed``."""
+    return np.random.default_rng(seed).integers(low, high, size=shape, dtype=np.int64).view(TensorArray)

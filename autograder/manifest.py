@@ -20,7 +20,7 @@ class Limits:
     """Per-call wall clock and per-worker memory for one problem."""
 
     call_seconds: float
-    memory_mb: int
+    memory_mb: int  # address space student code may add to the worker's own, beyond its imports
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def load_problem(folder: Path) -> Problem:
 
 
 # Gradescope's documented defaults, for a manifest without a ``gradescope:`` section; the grader's share is measured.
-GRADESCOPE_DEFAULTS = {"timeout_minutes": 10, "cpus": 0.5, "memory_mb": 768, "grader_memory_mb": 640}
+GRADESCOPE_DEFAULTS = {"timeout_minutes": 10, "cpus": 0.5, "memory_mb": 768, "grader_memory_mb": 368}
 
 
 def _gradescope(data: dict, path: Path) -> GradescopeSettings:

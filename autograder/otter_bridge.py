@@ -11,7 +11,7 @@ from __future__ import annotations
 import atexit
 from pathlib import Path
 
-from . import manifest, paths, submission, time_rules, worker_memory
+from . import expected, manifest, paths, submission, time_rules, worker_memory
 from .proxy import StudentModule
 from .sandbox.client import WorkerSession
 
@@ -25,6 +25,7 @@ GRADESCOPE_PRIVATE = (Path("/autograder/source"), Path("/autograder/results"))
 def expose(submission_dir: str) -> dict[str, StudentModule]:
     """Stage the student's modules found in ``submission_dir`` and return a proxy per module."""
     assignment = manifest.load()
+    expected.preload(assignment.modules)  # the recorded values are open before any student code runs
     located = submission.locate(Path(submission_dir), assignment.modules, exclude=SHIPPED)
     # otter copies the zip's files (harness, tests) into the folder it grades: that copy is the grader's too (issue 18)
     private = tuple(p for p in GRADESCOPE_PRIVATE if p.exists()) + (paths.ROOT, Path(submission_dir))

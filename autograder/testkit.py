@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .background import Background
-from .calls import Call, reference_value
+from .calls import Call, known_mistake, reference_value
 from .checks import FLOAT32, FLOAT64, CheckFailure, Tolerance, describe, difference, expect_between, expect_equal, expect_true, fail
-from .inputs import rand, randn
+from .inputs import rand, randint, randn, tensor
 from .macs import measured_macs
 from .problem_support import problem_support
 from .sandbox.client import StudentCallError
@@ -23,7 +23,8 @@ from .sandbox.wire import Named, Seeded
 
 __all__ = [
     "Background", "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
-    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "measured_macs", "problem_support", "rand", "randn", "reference_value", "test_case",
+    "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "fail", "known_mistake", "measured_macs", "problem_support", "rand", "randint", "randn", "reference_value", "tensor",
+    "test_case",
 ]
 
 

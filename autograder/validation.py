@@ -1,7 +1,8 @@
 """Grade the reference, the stub, every known mistake and every fair alternative of a problem.
 
 All variants of one problem share one worker (each staged under its own module name), so
-validating a problem costs one torch import, not one per variant.
+validating a problem costs one torch import, not one per variant. The worker gets the memory the
+manifest's Gradescope container leaves student code, so a variant that would fail there fails here.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from . import solutions, submission, templating
+from . import manifest, solutions, submission, templating, worker_memory
 from .grading import grade_problem
 from .manifest import Problem
 from .runner import load_tests
@@ -54,7 +55,8 @@ def grade_variants(problem: Problem, variants: list[tuple[str, str, str]] | None
     tests = load_tests(problem, include_hidden=True)
     names = {label: f"{problem.module}__{re.sub(r'[^0-9a-zA-Z_]', '_', label)}" for label, _, _ in variants}
     located = submission.Located(sources={names[label]: source.encode() for label, _, source in variants})
-    session = WorkerSession(memory_mb=problem.limits.memory_mb, start_now=True)
+    # The room Gradescope's container gives (not the problem's own, larger limit): what fails there fails here.
+    session = WorkerSession(memory_mb=min(problem.limits.memory_mb, worker_memory.gradescope_room(manifest.load()).mb), start_now=True)
     try:
         session.switch(session.stage(located))
         return [Outcome(label, kind, grade_problem(problem, tests, session, worker_name=names[label])) for label, kind, _ in variants]

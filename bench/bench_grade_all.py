@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import calls, manifest, paths, runner, solutions  # noqa: E402
+from autograder import calls, expected, manifest, paths, recording, runner, solutions  # noqa: E402
 from autograder.sandbox.client import StudentCallError  # noqa: E402
 
 
@@ -33,7 +33,7 @@ class _LocalFunction:
     def __call__(self, *args, **kwargs):
         impl = getattr(solutions.reference(self.module), self.func)
         try:
-            return calls._plain(impl(*calls.materialize(args), **calls.materialize(kwargs)))
+            return expected.decode(recording._run(impl, args, kwargs))
         except Exception as exc:  # noqa: BLE001 - reported as the sandbox reports it
             shown = calls.describe_call(self.module, self.func, args, kwargs)
             raise StudentCallError(f"{shown} raised {type(exc).__name__}: {exc}", "raised") from None

@@ -1,11 +1,12 @@
-"""Whole-process time of `grade` vs `otter run` on the reference, and of `check` vs importing torch.
+"""Whole-process time of `grade` and `check` vs importing torch, and of `grade` vs `otter run`, on the reference.
 
-`check` is timed twice: in this checkout (the reference runs in the grader) and in the students'
-handout with the reference solutions copied in (expected values come from the recording).
+`check` is timed twice: in this checkout and in the students' handout with the reference solutions
+copied in; both look expected values up in recorded stores (the checkout's cache is fresh: it is
+built once, here, before timing).
 
-Run: .venv/bin/python bench/bench_grade_vs_otter.py [--repeat 3]. Everything is measured side by
+Run: .venv/bin/python bench/bench_grade_vs_otter.py [--repeat 5]. Everything is measured side by
 side in one run and reported as ratios of medians (the machines are shared and noisy).
-Targets: grade <= 0.5 x otter run; check <= 1.5 x `python -c "import torch"`.
+Targets: grade <= 1.3 x `python -c "import torch"`; check <= 1.1 x; grade <= 0.5 x otter run.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def extracted_handout(tmp: Path) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -74,9 +75,10 @@ def main() -> None:
     print(f"{'command':<20} {'median s':>9}   runs")
     for name, values in times.items():
         print(f"{name:<20} {med[name]:9.2f}   {', '.join(f'{v:.2f}' for v in values)}")
-    print(f"\ngrade / otter run        = {med['grade'] / med['otter run']:.2f}   (target <= 0.50)")
-    print(f"check / import torch     = {med['check (reference)'] / med['import torch']:.2f}   (target <= 1.50)")
+    print(f"\ngrade / import torch     = {med['grade'] / med['import torch']:.2f}   (target <= 1.30)")
+    print(f"check / import torch     = {med['check (reference)'] / med['import torch']:.2f}   (target <= 1.10)")
     print(f"  in the handout           {med['check (handout)'] / med['import torch']:.2f}")
+    print(f"grade / otter run        = {med['grade'] / med['otter run']:.2f}   (target <= 0.50)")
 
 
 if __name__ == "__main__":

@@ -53,3 +53,19 @@ def test_hidden_tests_do_not_reveal_values():
 def test_wrong_kinds_are_described():
     assert "got None" in checks.difference(None, np.zeros(3))
     assert "expected 3 values" in checks.difference((1, 2), (np.zeros(1),) * 3)
+
+
+def test_large_arrays_are_compared_in_chunks_with_the_same_message(monkeypatch):
+    from autograder import checks
+
+    expected = np.linspace(1.0, 2.0, 3 * 7 * 11).reshape(3, 7, 11)
+    got = expected.copy()
+    got[0, 2, 3] += 1e-3          # the first difference
+    got[2, 5, 1] += 5e-2          # the largest, in another chunk
+    got[2, 6, 10] += 5e-2         # as large, later: the first of the largest is named
+    whole = checks.difference_array(got, expected, checks.FLOAT64)
+    monkeypatch.setattr(checks, "CHUNK", 16)
+    assert checks.difference_array(got, expected, checks.FLOAT64) == whole
+    assert "3 of 231 entries differ" in whole and "first at index (0, 2, 3)" in whole and "at index (2, 5, 1)" in whole
+    got[1, 0, 0] = np.nan
+    assert "non-finite value (nan) at index (1, 0, 0)" in checks.difference_array(got, expected, checks.FLOAT64)

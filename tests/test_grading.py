@@ -1,5 +1,8 @@
 """grade(): tests loaded once can grade many submissions, with the same scores as a fresh load each time."""
 
+import subprocess
+import sys
+
 from autograder import grading, paths
 
 from .helpers import reference_submission
@@ -29,3 +32,13 @@ def test_tests_loaded_once_grade_like_fresh_loads(assignment, tmp_path):
     assert totals(shared[0]) == totals(fresh[0]) == totals(shared[2])
     assert totals(shared[1]) == totals(fresh[1])
     assert shared[1].points < shared[0].points
+
+
+def test_the_grading_process_never_imports_torch(tmp_path):
+    # Grading looks expected values up (recorded at build); only the sandboxed worker imports torch.
+    script = ("import sys; from autograder import grading, manifest, paths; "
+              "r = grading.grade(paths.REFERENCE, manifest.load(), modules=['qkv_arithmetic', 'causal_linear_attention']); "
+              "print(sum(p.points for p in r.problems), sum(p.max_points for p in r.problems), 'torch' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["40.0", "40.0", "False"], proc.stdout

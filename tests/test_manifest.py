@@ -64,7 +64,7 @@ def test_gradescope_settings_default_to_gradescope_s_and_are_checked(tmp_path):
     settings = manifest.load(tmp_path / "assignment.yaml").gradescope
     assert (settings.memory_mb, settings.cpus, settings.timeout_minutes) == (2048, 1, 10)
     assert "memory 2048 MB, CPU 1" in settings.describe()
-    (tmp_path / "assignment.yaml").write_text(base + "gradescope: {memory_mb: 512}\n")
+    (tmp_path / "assignment.yaml").write_text(base + "gradescope: {memory_mb: 360}\n")
     with pytest.raises(manifest.ManifestError, match="grader_memory_mb.*leaves nothing"):
         manifest.load(tmp_path / "assignment.yaml")
     (tmp_path / "assignment.yaml").write_text(base + "gradescope: {cpus: many}\n")

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from autograder import build, manifest, paths
+from autograder import build, manifest, paths, templating
 
 from .helpers import problem_totals, reference_submission, run_grade, zip_folder
 
@@ -44,6 +44,24 @@ def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
     assert {"setup.sh", "run_autograder", "environment.yml", "requirements.txt", "constraints.txt"} <= set(names)
     assert zipfile.ZipFile(autograder_zip).read("run_autograder").decode() == build.image_files(manifest.load())["run_autograder"]
     assert "prepare_run" in zipfile.ZipFile(autograder_zip).read("run_otter.py").decode()
+
+
+def test_zip_carries_recorded_values_and_no_solution_source(autograder_zip, assignment):
+    names = zipfile.ZipFile(autograder_zip).namelist()
+    parts = {p for n in names for p in n.split("/")}
+    assert not parts & {"reference", "mistakes", "fair", "recording.py"}, sorted(parts & {"reference", "mistakes", "fair", "recording.py"})
+    harness = "files/_autograder_harness/"
+    for module in assignment.modules:
+        assert f"{harness}assignments/expected/{module}.json" in names and f"{harness}assignments/expected/{module}.npz" in names
+        assert f"{harness}assignments/{module}/tests/hidden.py" in names
+    # No file of the zip holds a solution line of the reference (the recorded values are data, not code).
+    with zipfile.ZipFile(autograder_zip) as zf:
+        texts = {n: zf.read(n).decode("utf-8", "replace") for n in names if n.endswith((".py", ".json", ".ipynb", ".yaml", ".md"))}
+    for module in assignment.modules:
+        secret = {line.strip() for line in templating.solution_lines((paths.REFERENCE / f"{module}.py").read_text())
+                  if len(line.strip()) > 20}
+        leaks = [(n, line.strip()) for n, t in texts.items() for line in t.splitlines() if line.strip() in secret]
+        assert not leaks, leaks[:5]
 
 
 def _one_wrong_function(tmp_path):

@@ -2,12 +2,23 @@
 
 from pathlib import Path
 
-from autograder import runner, solutions
-from autograder.calls import Call, run_trusted
+import pytest
+
+from autograder import expected, recording, runner, solutions
+from autograder.calls import Call
 from autograder.checks import CheckFailure
 from autograder.inputs import randn
 
 Q, K = randn(3, 2, seed=1), randn(4, 2, seed=2)
+
+
+@pytest.fixture(autouse=True)
+def recorded(monkeypatch):
+    """The expected values of this file's call, recorded here as ``build`` records them (reference and mistakes)."""
+    recorder = recording.Recorder("qkv_arithmetic")
+    recorder.expected("attention_scores", (Q, K), {"scale": 0.5})
+    recorder.student("attention_scores", (Q, K), {"scale": 0.5})
+    monkeypatch.setitem(expected._OVERRIDE, "qkv_arithmetic", recorder.store)
 
 
 class Answers:
@@ -19,7 +30,7 @@ class Answers:
         self.impl = impl
 
     def __call__(self, *args, **kwargs):
-        return run_trusted(self.impl, args, kwargs)
+        return expected.decode(recording._run(self.impl, args, kwargs))
 
 
 def mistake(name):

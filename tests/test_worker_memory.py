@@ -1,11 +1,11 @@
-"""The worker's memory limit: the container's memory minus the grader's share, plus what importing torch takes."""
+"""The worker's room for student data: the container's memory minus the grader's share, beyond the worker's own imports."""
 
 import dataclasses
 
 from autograder import worker_memory
 from autograder.cgroupfs import MemoryLimit
 
-START = worker_memory.WORKER_START_MB
+START = 0  # the room is counted beyond what the worker holds after importing torch (it measures that itself)
 
 
 def test_gradescope_default_container_leaves_the_grader_its_share(assignment):
@@ -31,3 +31,9 @@ def test_a_container_too_small_for_the_grader_and_the_reference_says_what_to_set
     chosen = worker_memory.choose(assignment, MemoryLimit(share + 10, "cgroup v1"))
     assert chosen.mb == START + worker_memory.MIN_ROOM_MB
     assert f"at least {share + worker_memory.MIN_ROOM_MB} MB" in chosen.warning
+
+
+def test_validation_uses_the_room_of_the_manifests_container(assignment):
+    room = worker_memory.gradescope_room(assignment)
+    assert room.mb == min(assignment.max_memory_mb, assignment.gradescope.memory_mb - assignment.gradescope.grader_memory_mb)
+    assert "the manifest's Gradescope container" in room.reason

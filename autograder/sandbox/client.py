@@ -16,6 +16,7 @@ import secrets
 import select
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -652,9 +653,8 @@ def _call_failure(shown: str, error: dict) -> str:
 
 
 def _grader_to_array(v: Any):
-    import torch
-
-    if isinstance(v, torch.Tensor):
+    torch = sys.modules.get("torch")  # the grader never imports torch; staff code that has it may still pass tensors
+    if torch is not None and isinstance(v, torch.Tensor):
         return v.detach().cpu().numpy(), "tensor"
     if isinstance(v, np.ndarray):
         return v, "ndarray"

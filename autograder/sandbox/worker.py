@@ -74,12 +74,7 @@ def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, own_uid: bo
     """Cap address space, process count, file size, open files and core dumps for this process tree."""
     import resource
 
-    def cap(which: int, value: int) -> None:
-        soft, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY:
-            value = min(value, hard)
-        resource.setrlimit(which, (value, value))
-
+    cap = _cap
     if memory_mb > 0:
         cap(resource.RLIMIT_AS, memory_mb << 20)
     if max_processes > 0 and os.getuid() != 0:
@@ -89,6 +84,40 @@ def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, own_uid: bo
     cap(resource.RLIMIT_FSIZE, max_file_mb << 20)
     cap(resource.RLIMIT_NOFILE, max_open_files)  # also bounds memory held in memfd files (each at most max_file_mb)
     cap(resource.RLIMIT_CORE, 0)
+
+
+def _cap(which: int, value: int) -> None:
+    """Set a resource limit (soft and hard), never above a hard limit already in force."""
+    import resource
+
+    soft, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
+
+
+# Where /proc cannot say what the imports took: torch 2.13's CPU build on Linux x86_64 (bench/bench_worker_memory.py).
+ASSUMED_START_MB = 600
+
+
+def address_space_mb() -> int | None:
+    """This process's address space now (VmSize), or None where /proc does not say."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) >> 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def cap_address_space(room_mb: int) -> None:
+    """Let student code add ``room_mb`` of address space to what this worker holds after its imports (0: no cap)."""
+    if room_mb > 0:
+        import resource
+
+        _cap(resource.RLIMIT_AS, (room_mb + (address_space_mb() or ASSUMED_START_MB)) << 20)
 
 
 def describe_exception(exc: BaseException, submission: str) -> dict:
@@ -135,7 +164,8 @@ def main() -> None:
         drop_privileges(args.uid, args.gid)
     _die_with_parent(parent)  # after the uid change, which clears the parent-death signal
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of the module's processes come back to us, not to init
-    set_limits(args.memory_mb, args.max_processes, args.max_file_mb, own_uid=args.cleanup != "descendants")
+    # Address space is capped after the imports: what torch takes depends on its build (CPU 0.6 GB, CUDA 3 GB).
+    set_limits(0, args.max_processes, args.max_file_mb, own_uid=args.cleanup != "descendants")
 
     import callables
     import cleanup
@@ -148,6 +178,7 @@ def main() -> None:
         import pyseccomp  # noqa: F401 - finds and loads libseccomp now: a module's child may not be able to fork ldconfig
     if args.landlock is not None:
         import landlockpy  # noqa: F401
+    cap_address_space(args.memory_mb)
     fd_in, fd_out = args.fd_in, args.fd_out
     submission = os.path.abspath(args.submission)
     sys.path.insert(0, submission)

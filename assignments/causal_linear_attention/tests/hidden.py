@@ -1,15 +1,13 @@
 """Hidden tests of problem 6 (causal_linear_attention): batches, C != M, eps, custom maps, N = 1, a long sequence."""
 
-import torch
+import numpy as np
 
-from autograder.testkit import Call, Named, expect_equal, fail, problem_support, randn, test_case
+from autograder.testkit import Call, Named, expect_equal, fail, problem_support, randn, tensor, test_case
 
 OK_FORMAT = False
 name = "causal_linear_attention_hidden"
 
 run_recurrent = problem_support("causal_linear_attention").run_recurrent
-# Reference values of expensive calls, computed once per load of this file (validation grades every variant with one load).
-_EXPECTED = {}
 
 
 def check_recurrent_equals_parallel(module, Q, K, V, **kwargs):
@@ -41,8 +39,8 @@ def test_eps_keeps_zero_denominators_finite(causal_linear_attention):
     # With relu features, key 0 and query 2 have all-negative entries: phi(k_0) = 0 makes Z_0 = 0,
     # and phi(q_2) = 0 makes the denominator of row 2 zero; eps turns both 0/0 into 0.
     Q, K, V = randn(6, 3, seed=10), randn(6, 3, seed=11), randn(6, 2, seed=12)
-    Q[2] = torch.tensor([-1.0, -0.5, -2.0], dtype=torch.float64)
-    K[0] = torch.tensor([-1.0, -1.0, -0.3], dtype=torch.float64)
+    Q[2] = tensor([-1.0, -0.5, -2.0])
+    K[0] = tensor([-1.0, -1.0, -0.3])
     Call(causal_linear_attention.causal_linear_attention, Q, K, V, feature_map=Named("relu")).matches_reference()
     check_recurrent_equals_parallel(causal_linear_attention, Q[:3], K[:3], V[:3], feature_map=Named("relu"))
 
@@ -83,7 +81,7 @@ def test_kernel_attention_batched_custom_map(causal_linear_attention):
 def test_float32(causal_linear_attention):
     # Measured: float32 prefix sums over 2048 tokens stay within 1e-7 of float64 (relative to the
     # largest output) for the reference, the cumsum form and a token loop: far inside the float32 tolerance.
-    f32 = dict(dtype=torch.float32)
+    f32 = dict(dtype=np.float32)
     Q, K, V = randn(2, 1024, 8, seed=25, **f32), randn(2, 1024, 8, seed=26, **f32), randn(2, 1024, 8, seed=27, **f32)
     Call(causal_linear_attention.causal_linear_attention, Q, K, V).matches_reference()
     Call(causal_linear_attention.causal_kernel_attention, Q[:, :50], K[:, :50], V[:, :50]).matches_reference()
@@ -104,8 +102,5 @@ def test_long_sequence_in_linear_memory(causal_linear_attention):
     except AssertionError as exc:
         fail(f"{exc}\nWith N = {n} tokens, causal_linear_attention must use time and memory linear in N: "
              "it may never build an N x N matrix (an N x N float64 matrix would need 32 GiB here), nor sum over all earlier keys for every query.")
-    # The reference's answer is computed once per grading run. Hints would rerun every known
-    # mistake on 2**16 tokens in the grader; the message above says enough.
-    if "long" not in _EXPECTED:
-        _EXPECTED["long"] = call.reference()
-    call.matches(_EXPECTED["long"], hints=False)
+    # No mistake's output is recorded for inputs this large (hints compare values); the message above says enough.
+    call.matches(call.reference(), hints=False)

@@ -1,9 +1,8 @@
 """Public tests of problem 6 (causal_linear_attention): the worked example, small random cases, the recurrent form."""
 
 import numpy as np
-import torch
 
-from autograder.testkit import Call, expect_equal, expect_true, problem_support, randn, test_case
+from autograder.testkit import Call, expect_equal, expect_true, problem_support, randn, tensor, test_case
 
 OK_FORMAT = False
 name = "causal_linear_attention_public"
@@ -12,15 +11,15 @@ run_recurrent = problem_support("causal_linear_attention").run_recurrent
 
 
 # The worked example of the statement: with elu(x) + 1 and inputs in {0, 1}, phi(x) = x + 1.
-Q_EX = torch.tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
-K_EX = torch.tensor([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]], dtype=torch.float64)
-V_EX = torch.tensor([[8.0, 0.0], [0.0, 8.0], [-4.0, 0.0]], dtype=torch.float64)
+Q_EX = tensor([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+K_EX = tensor([[1.0, 0.0], [0.0, 0.0], [0.0, 1.0]])
+V_EX = tensor([[8.0, 0.0], [0.0, 8.0], [-4.0, 0.0]])
 OUT_EX = np.array([[8.0, 0.0], [5.0, 3.0], [1.0, 2.0]])
 
 
 @test_case(points=1, hidden=False)
 def test_elu_feature_map(causal_linear_attention):
-    X = torch.linspace(-4.0, 4.0, 24, dtype=torch.float64).reshape(2, 3, 4)
+    X = tensor(np.linspace(-4.0, 4.0, 24).reshape(2, 3, 4))
     got = Call(causal_linear_attention.elu_feature_map, X).matches_reference()
     expect_true(bool((got > 0).all()), "elu(x) + 1 should be positive everywhere")
 
@@ -52,7 +51,7 @@ def test_linear_equals_quadratic_form(causal_linear_attention):
 def test_causality(causal_linear_attention):
     Q, K, V = randn(12, 3, seed=7), randn(12, 3, seed=8), randn(12, 2, seed=9)
     t = 7
-    Q2, K2, V2 = (torch.cat([X[:t], 3 * randn(*X[t:].shape, seed=10 + s)]) for s, X in enumerate((Q, K, V)))
+    Q2, K2, V2 = (np.concatenate([X[:t], 3 * randn(*X[t:].shape, seed=10 + s)]) for s, X in enumerate((Q, K, V)))
     for func in (causal_linear_attention.causal_linear_attention, causal_linear_attention.causal_kernel_attention):
         before, after = Call(func, Q, K, V), Call(func, Q2, K2, V2)
         a, b = before.result(), after.result()

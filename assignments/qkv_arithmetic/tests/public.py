@@ -1,9 +1,8 @@
 """Public tests of problem 1 (qkv_arithmetic): shapes and the worked example of the notes."""
 
 import numpy as np
-import torch
 
-from autograder.testkit import Call, expect_equal, problem_support, test_case
+from autograder.testkit import Call, expect_equal, problem_support, randn, tensor, test_case
 
 OK_FORMAT = False
 name = "qkv_arithmetic_public"
@@ -21,9 +20,8 @@ def test_qkv_worked_example(qkv_arithmetic):
 
 @test_case(points=1, hidden=False)
 def test_qkv_shapes_with_d_out_different_from_d_in(qkv_arithmetic):
-    g = torch.Generator().manual_seed(1)
-    H_wide = torch.randn(5, 4, generator=g, dtype=torch.float64)
-    W = [torch.randn(3, 4, generator=g, dtype=torch.float64) for _ in range(3)]
+    H_wide = randn(5, 4, seed=1)
+    W = [randn(3, 4, seed=s) for s in (2, 3, 4)]
     Call(qkv_arithmetic.qkv, H_wide, *W).matches_reference()
 
 
@@ -36,7 +34,7 @@ def test_scores_worked_example(qkv_arithmetic):
 
 @test_case(points=1, hidden=False)
 def test_softmax_small_vector(qkv_arithmetic):
-    Call(qkv_arithmetic.softmax, torch.tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]], dtype=torch.float64)).matches_reference()
+    Call(qkv_arithmetic.softmax, tensor([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])).matches_reference()
 
 
 @test_case(points=1, hidden=False)

@@ -1,12 +1,12 @@
 """Helpers shared by the public and hidden tests of problem 1 (qkv_arithmetic)."""
 
-import torch
+from autograder.testkit import tensor
 
 # The worked example of the statement: three tokens h1, h2, h3 as rows, and the three weight matrices.
-H_EXAMPLE = torch.tensor([[5.0, 1.0], [4.0, 3.0], [-2.0, 6.0]], dtype=torch.float64)
-W_q = torch.tensor([[1.0, 0.0], [2.0, 9.0]], dtype=torch.float64)
-W_k = torch.tensor([[0.0, 1.0], [6.0, 0.0]], dtype=torch.float64)
-W_v = torch.tensor([[4.0, 3.0], [9.0, 1.0]], dtype=torch.float64)
+H_EXAMPLE = tensor([[5.0, 1.0], [4.0, 3.0], [-2.0, 6.0]])
+W_q = tensor([[1.0, 0.0], [2.0, 9.0]])
+W_k = tensor([[0.0, 1.0], [6.0, 0.0]])
+W_v = tensor([[4.0, 3.0], [9.0, 1.0]])
 
 
 def projections(H):

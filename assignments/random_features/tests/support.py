@@ -6,7 +6,7 @@ import numpy as np
 
 from autograder.checks import REVEAL
 from autograder.stats import chi2_cdf
-from autograder.testkit import describe, fail, reference_value
+from autograder.testkit import describe, fail, known_mistake, reference_value
 
 # Reference single-trial errors per setting (each test file draws them from its own seeds).
 SPREAD_SAMPLES = 128
@@ -107,3 +107,40 @@ def reference_errors(first_seed, D, num_features, **kwargs):
     """The reference's single-trial errors for the SPREAD_SAMPLES seeds from ``first_seed`` on."""
     return np.array([reference_value("random_features", "approximation_error", (D, num_features), dict(n_trials=1, seed=first_seed + i, **kwargs))
                      for i in range(SPREAD_SAMPLES)])
+
+
+# Laws of known mistakes by the variance of their frequencies, for D: (mistake, variance). Two mistakes share 1/D.
+VARIANCE_MISTAKES = (("freq_standard_normal", lambda D: 1.0), ("freq_variance_sqrt_D", lambda D: math.sqrt(D)),
+                     ("freq_std_is_inverse_sigma2", lambda D: 1.0 / D), ("sigma2_is_D", lambda D: 1.0 / D))
+
+
+def frequency_law_mistakes(W, D, n):
+    """The known mistakes whose law the sample follows (recognised from the statistics, not by comparing values)."""
+    W = np.asarray(W, dtype=np.float64)
+    if W.shape == (D, n) and D != n:
+        return ["freq_shape_D_by_F"]
+    if W.shape != (n, D) or not np.isfinite(W).all():
+        return []
+    variance = float((W * W).mean())
+    # Each coordinate's variance is measured over n * D draws: within 5% of the law's, far from the others'.
+    found = [name for name, law in VARIANCE_MISTAKES if abs(math.log(variance / law(D))) < 0.05 and abs(math.log(variance * math.sqrt(D))) > 0.2]
+    if D > 1 and np.allclose(W, W[:, :1]):
+        found.append("freq_scalar_per_feature")
+    if (W >= 0).all():
+        found.append("freq_absolute_values")
+    lengths = np.sqrt((W * W).sum(axis=1))
+    if lengths.std() < 1e-6 * lengths.mean():
+        found.append("freq_fixed_norm_rows")
+    if n >= 2 * D:
+        block = W[:D] / np.linalg.norm(W[:D], axis=1, keepdims=True)
+        if np.allclose(block @ block.T, np.eye(D), atol=1e-9):
+            found.append("freq_orthogonal_blocks")
+    return found
+
+
+def expect_frequency_law(call, D, n, budget):
+    """Fail when the student's (n, D) frequencies depart from N(0, I/sqrt(D)), naming any known mistake whose law they follow."""
+    W = call.result()
+    problems = frequency_law_problems(W, D, n, budget)
+    if problems:
+        fail("\n".join(problems + [known_mistake("random_features", m) for m in frequency_law_mistakes(W, D, n)]), called=call.shown)

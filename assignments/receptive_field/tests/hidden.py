@@ -1,9 +1,8 @@
 """Hidden tests of problem 2 (receptive_field): exact big sizes, cap edges, random and extreme patterns."""
 
 import numpy as np
-import torch
 
-from autograder.testkit import Call, expect_true, test_case
+from autograder.testkit import Call, expect_true, randint, tensor, test_case
 
 OK_FORMAT = False
 name = "receptive_field_hidden"
@@ -11,26 +10,25 @@ name = "receptive_field_hidden"
 
 def random_pattern(n_layers, T, n_heads, seed):
     """One (T, n_heads) int64 tensor of attended keys per layer, bottom layer first."""
-    g = torch.Generator().manual_seed(seed)
-    return [torch.randint(0, T, (T, n_heads), generator=g) for _ in range(n_layers)]
+    return [randint(0, T, (T, n_heads), seed=seed * 1000 + layer) for layer in range(n_layers)]
 
 
 def in_form(layers, form):
-    """The same pattern as nested lists, numpy arrays or torch tensors."""
+    """The same pattern as nested lists, numpy arrays or torch tensors (what the student receives)."""
     if form == "list":
         return [layer.tolist() for layer in layers]
     if form == "int64 array":
-        return [layer.numpy() for layer in layers]
+        return [np.asarray(layer) for layer in layers]
     if form == "int32 array":
-        return [layer.numpy().astype(np.int32) for layer in layers]
+        return [np.asarray(layer).astype(np.int32) for layer in layers]
     return layers
 
 
 def digit_pattern(n_layers, n_heads, T):
     """Head h of query t at layer l reads t + (h+1)(n_heads+1)^l (mod T): every trace back from the top is distinct."""
     base = n_heads + 1
-    t = torch.arange(T)[:, None]
-    h = torch.arange(n_heads)[None, :]
+    t = tensor(np.arange(T))[:, None]
+    h = tensor(np.arange(n_heads))[None, :]
     return [(t + (h + 1) * base**layer) % T for layer in range(n_layers)]
 
 

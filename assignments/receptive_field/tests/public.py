@@ -1,8 +1,6 @@
 """Public tests of problem 2 (receptive_field): the size formula, its cap, and the README's example."""
 
-import torch
-
-from autograder.testkit import Call, expect_equal, test_case
+from autograder.testkit import Call, expect_equal, tensor, test_case
 
 OK_FORMAT = False
 name = "receptive_field_public"
@@ -36,8 +34,8 @@ def test_worked_example(receptive_field):
 @test_case(points=1, hidden=False)
 def test_two_heads_as_tensors_and_zero_layers(receptive_field):
     layers = [
-        torch.tensor([[1, 2], [0, 0], [4, 1], [3, 3], [0, 2]]),
-        torch.tensor([[2, 2], [4, 0], [3, 1], [1, 0], [4, 4]]),
+        tensor([[1, 2], [0, 0], [4, 1], [3, 3], [0, 2]]),
+        tensor([[2, 2], [4, 0], [3, 1], [1, 0], [4, 4]]),
     ]
     for position in range(5):
         Call(receptive_field.receptive_field, layers, position).matches_reference()
