@@ -32,8 +32,10 @@ from .sandbox.client import SandboxFault
 
 # Harness files whose change changes what gets recorded (the cache's key includes them).
 RECORDING_CODE = ("calls.py", "expected.py", "recording.py", "inputs.py", "solutions.py", "sandbox/wire.py", "sandbox/callables.py")
-# Next to the harness's code, one folder per problem and fingerprint: copies of a checkout with the same content share it.
-CACHE = paths.PACKAGE_DIR.parent / ".cache" / "expected"
+# The user's cache (or AUTOGRADER_EXPECTED_CACHE), one folder per problem and fingerprint of its sources: checkouts and
+# their copies with the same content share it, and grading never writes into the project.
+CACHE = Path(os.environ.get("AUTOGRADER_EXPECTED_CACHE")
+             or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autograder" / "expected")
 KEEP_CACHED = 6  # fingerprints kept per problem (older ones are removed when a new one is recorded)
 SHIPPED_NAME = "expected"
 # Inputs larger than this are kept as their digest only (they come from seeded numpy draws, the same bits everywhere).
@@ -236,7 +238,7 @@ def refresh_cache(modules: list[str]) -> None:
     stale = [m for m in modules if not _cache_fresh(m)]
     if not stale:
         return
-    CACHE.mkdir(parents=True, exist_ok=True)
+    CACHE.mkdir(parents=True, exist_ok=True, mode=0o700)  # trusted data: only this user may write it
     with _locked(CACHE / ".lock"):
         stale = [m for m in stale if not _cache_fresh(m)]  # another process may have recorded them meanwhile
         if not stale:
