@@ -31,7 +31,8 @@ from .sandbox import wire
 from .sandbox.client import SandboxFault
 
 # Harness files whose change changes what gets recorded (the cache's key includes them).
-RECORDING_CODE = ("calls.py", "expected.py", "recording.py", "inputs.py", "solutions.py", "sandbox/wire.py", "sandbox/callables.py")
+RECORDING_CODE = ("calls.py", "expected.py", "recording.py", "inputs.py", "solutions.py", "sandbox/wire.py", "sandbox/callables.py",
+                  "sandbox/serving.py")
 # The user's cache (or AUTOGRADER_EXPECTED_CACHE), one folder per problem and fingerprint of its sources: checkouts and
 # their copies with the same content share it, and grading never writes into the project.
 CACHE = Path(os.environ.get("AUTOGRADER_EXPECTED_CACHE")

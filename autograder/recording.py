@@ -22,7 +22,7 @@ import numpy as np
 from . import calls, expected, manifest, solutions
 from .expected import Entry, Store, encode_inputs, exact_key
 from .manifest import Problem
-from .sandbox import wire
+from .sandbox import serving, wire
 from .sandbox.client import StudentCallError
 
 # Whether the call being recorded belongs to a public test file (the handout carries only those).
@@ -35,44 +35,9 @@ class RecordingError(Exception):
     """The reference fails a test, or a test cannot be recorded."""
 
 
-def _worker_array(value: Any) -> tuple[np.ndarray, str] | None:
-    """The worker's encoding of a returned array (tensor, ndarray, numpy scalar)."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        t = value.detach().cpu()
-        return (None if t.is_complex() else (t.resolve_conj().resolve_neg().numpy().copy(), "tensor"))
-    if isinstance(value, np.ndarray):
-        return np.array(value, copy=True), "ndarray"
-    if isinstance(value, np.generic):
-        return np.asarray(value.item() if isinstance(value, (np.integer, np.bool_)) else value), "scalar"
-    return None
-
-
-def _plain(value: Any, depth: int = 0) -> Any:
-    """What the worker does to a returned value before it crosses (numpy and 0-d integer tensors become ints)."""
-    import torch
-
-    if depth > 16:
-        return value
-    if isinstance(value, list):
-        return [_plain(v, depth + 1) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_plain(v, depth + 1) for v in value)
-    if isinstance(value, (set, frozenset)):
-        return {_plain(v, depth + 1) for v in value}
-    if isinstance(value, dict):
-        return {_plain(k, depth + 1): _plain(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (np.integer, np.bool_)):
-        return value.item()
-    if isinstance(value, torch.Tensor) and value.dim() == 0 and not value.is_floating_point() and not value.is_complex():
-        return value.item()
-    return value
-
-
 def _as_sent(value: Any) -> tuple[Any, list[np.ndarray]]:
     """A returned value encoded as the worker sends it."""
-    return wire.encode(_plain(value), _worker_array)
+    return serving.encode_result(value)
 
 
 def _size(value: tuple[Any, list[np.ndarray]]) -> int:
@@ -87,13 +52,7 @@ def _same_bits(a: tuple[Any, list[np.ndarray]], b: tuple[Any, list[np.ndarray]])
 def _run(impl: Any, args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
     """Run a trusted implementation on the inputs as the worker would receive them; its output as the worker sends it."""
     tree, arrays = encode_inputs(args, kwargs)
-    import torch
-
-    from .sandbox import callables
-
-    make = {"tensor": lambda a: torch.from_numpy(a.copy()), "generator": lambda seed: torch.Generator().manual_seed(seed),
-            "named": callables.build}
-    call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], make)
+    call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers())
     return _as_sent(impl(*call_args, **call_kwargs))
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from .cleanup import remove_tree
 
 WORKER_DIR = Path(__file__).resolve().parent
-WORKER_FILES = ("worker.py", "wire.py", "callables.py", "confine.py", "cleanup.py")
+WORKER_FILES = ("worker.py", "serving.py", "wire.py", "callables.py", "confine.py", "cleanup.py")
 CACHE = Path(os.environ.get("AUTOGRADER_CACHE", "/var/cache/autograder"))
 SKIPPED_IN_MIRROR = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
 

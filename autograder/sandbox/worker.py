@@ -24,18 +24,16 @@ and the grader reads how.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import select
 import signal
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-MAX_TEXT = 4000
-MAX_REPLY_BYTES = 256 << 20  # arrays in one reply (the wire allows twice that per message)
+from serving import MAX_REPLY_BYTES, MAX_TEXT, ModuleServer, flush_output  # noqa: E402 - beside this file in the box
+
 WORKER_BROKEN = 70  # the child's own serving code failed (e.g. the module replaced Python built-ins)
 
 
@@ -120,25 +118,6 @@ def cap_address_space(room_mb: int) -> None:
         _cap(resource.RLIMIT_AS, (room_mb + (address_space_mb() or ASSUMED_START_MB)) << 20)
 
 
-def describe_exception(exc: BaseException, submission: str) -> dict:
-    """The error as the student should see it: type, message, and only their own frames."""
-    tb = traceback.TracebackException.from_exception(exc, limit=50)
-    own = [f for f in tb.stack if f.filename.startswith(submission)]
-    for frame in own:  # the student knows the file by its name, not by where the grader staged it
-        frame.filename = os.path.basename(frame.filename)
-    if getattr(tb, "filename", None) and tb.filename.startswith(submission):  # a SyntaxError's own location
-        tb.filename = os.path.basename(tb.filename)
-    tb.stack = traceback.StackSummary.from_list(own)
-    text = "".join(tb.format())
-    if len(text) > MAX_TEXT:
-        text = text[: MAX_TEXT // 2] + "\n...\n" + text[-MAX_TEXT // 2 :]
-    try:
-        message = str(exc)
-    except BaseException:
-        message = "<unprintable exception>"
-    return {"type": type(exc).__name__, "message": message[:MAX_TEXT], "traceback": text}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--submission", required=True)
@@ -167,9 +146,7 @@ def main() -> None:
     # Address space is capped after the imports: what torch takes depends on its build (CPU 0.6 GB, CUDA 3 GB).
     set_limits(0, args.max_processes, args.max_file_mb, own_uid=args.cleanup != "descendants")
 
-    import callables
     import cleanup
-    import numpy as np
     import torch
     import wire
 
@@ -183,83 +160,7 @@ def main() -> None:
     submission = os.path.abspath(args.submission)
     sys.path.insert(0, submission)
     os.chdir(submission)
-    modules: dict[str, object] = {}
-
-    def to_array(v):
-        if isinstance(v, torch.Tensor):
-            with torch._C.DisableTorchFunction():
-                t = torch.Tensor.detach(v).cpu()
-                if t.is_complex():
-                    return None
-                _check_size(torch.Tensor.numel(t) * torch.Tensor.element_size(t))
-                return torch.Tensor.numpy(t.resolve_conj().resolve_neg()).copy(), "tensor"
-        if isinstance(v, np.ndarray):
-            _check_size(np.ndarray.__dict__["nbytes"].__get__(v))
-            return np.array(v, subok=False, copy=True), "ndarray"
-        if isinstance(v, np.generic):
-            return np.asarray(v.item() if isinstance(v, (np.integer, np.bool_)) else v), "scalar"
-        return None
-
-    def plain(v):
-        # numpy/torch integer scalars become Python ints so exact answers compare exactly
-        if isinstance(v, (np.integer, np.bool_)):
-            return v.item()
-        if isinstance(v, torch.Tensor) and v.dim() == 0 and not v.is_floating_point() and not v.is_complex():
-            return v.item()
-        return v
-
-    make = {
-        "tensor": lambda a: torch.from_numpy(a.copy()),
-        "generator": lambda seed: torch.Generator().manual_seed(seed),
-        "named": callables.build,
-    }
-
-    def handle(request: dict, blobs: list, send) -> None:
-        """Run one request in the module's child; ``send(header, blobs)`` answers it (the first process adds the id)."""
-        op = request.get("op")
-        if op == "import":
-            name = request["module"]
-            folder = os.path.join(submission, _folder_name(request.get("folder")))
-            sys.path.insert(0, folder)  # this runs in the module's own child, so nothing leaks to the next
-            os.chdir(folder)
-            path = os.path.join(folder, name + ".py")
-            start = time.perf_counter()
-            try:
-                spec = importlib.util.spec_from_file_location(name, path)
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[name] = module
-                spec.loader.exec_module(module)
-                modules[name] = module
-                send({"ok": True, "seconds": time.perf_counter() - start})
-            except BaseException as exc:  # noqa: BLE001 - a student module may raise anything
-                sys.modules.pop(name, None)
-                send({"ok": False, "error": describe_exception(exc, submission)})
-            return
-        if op == "call":
-            module = modules.get(request["module"])
-            func = getattr(module, request["func"], None) if module is not None else None
-            if not callable(func):
-                send({"ok": False, "error": {"type": "AttributeError", "traceback": "",
-                      "message": f"module {request['module']} has no function {request['func']}()"}})
-                return
-            call_args, call_kwargs = wire.decode(request["args"], blobs, make)
-            start = time.perf_counter()
-            try:
-                result = func(*call_args, **call_kwargs)
-            except BaseException as exc:  # noqa: BLE001
-                send({"ok": False, "error": describe_exception(exc, submission)})
-                return
-            seconds = time.perf_counter() - start
-            try:
-                tree, out_blobs = wire.encode(_map(result, plain), to_array)
-                _check_size(sum(b.nbytes for b in out_blobs))
-            except BaseException as exc:  # noqa: BLE001 - a hostile return value may raise on inspection
-                send({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
-                      "message": f"the returned value could not be read: {type(exc).__name__}: {_text(exc)}"}})
-                return
-            send({"ok": True, "value": tree, "seconds": seconds}, out_blobs)
-            return
-        send({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "traceback": ""}})
+    server = ModuleServer(submission)
 
     def serve_module(request: dict, blobs: list, ends: ModuleEnds) -> None:
         """In the forked child: confine, import the module, then answer calls on the child's own pipes until they close.
@@ -273,16 +174,16 @@ def main() -> None:
             os.close(fd)
 
         def send(header: dict, out_blobs: list | None = None) -> None:
-            _flush_output()  # what the code printed reaches the grader before the reply does
+            flush_output()  # what the code printed reaches the grader before the reply does
             wire.write_message(ends.child_rep, header, out_blobs or [])
 
-        handle(request, blobs, send)
+        server.handle(request, blobs, send)
         while True:
             try:
                 request, blobs = wire.read_message(ends.child_req)
             except EOFError:
                 os._exit(0)
-            handle(request, blobs, send)
+            server.handle(request, blobs, send)
 
     def reply(header: dict, blobs: list | None = None) -> None:
         wire.write_message(fd_out, dict(header, id=current_id[0]), blobs or [])
@@ -502,15 +403,6 @@ def _write(fd: int, data) -> None:
         view = view[os.write(fd, view):]
 
 
-def _folder_name(folder) -> str:
-    """A submission's folder under the bound root: one plain name, or the root itself."""
-    if folder is None:
-        return ""
-    if not isinstance(folder, str) or not folder or folder.startswith(".") or "/" in folder or "\0" in folder:
-        raise ValueError(f"bad submission folder {folder!r}")
-    return folder
-
-
 def _confine(args) -> str:
     """Apply the kernel layers to this process, which every module's process inherits; '' or why they failed (a fault
     of the grader's machine, never of the student: no student code has run yet)."""
@@ -540,12 +432,6 @@ def _tasks_of(uid: int) -> int:
     return count
 
 
-def _check_size(nbytes: int) -> None:
-    limit = MAX_REPLY_BYTES
-    if nbytes > limit:
-        raise ValueError(f"it holds {nbytes} bytes of arrays, more than the {limit} allowed")
-
-
 def _die_with_parent(parent: int) -> None:
     """SIGKILL this process as soon as ``parent`` dies (so a module that kills the worker stops at once)."""
     try:
@@ -567,21 +453,6 @@ def _discard_input(fd: int) -> None:
         pass
     finally:
         os.set_blocking(fd, True)
-
-
-def _flush_output() -> None:
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:  # noqa: BLE001 - student code may have replaced or closed the stream
-            pass
-
-
-def _text(exc: BaseException) -> str:
-    try:
-        return str(exc)[:MAX_TEXT]
-    except BaseException:  # noqa: BLE001
-        return "<unprintable>"
 
 
 def _fork() -> int:
@@ -672,7 +543,7 @@ def _others_alive(cleanup: str) -> bool:
 
 def _die_like(status: int) -> None:
     """End this process the way the child ended, so the grader can tell the student how."""
-    _flush_output()
+    flush_output()
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         try:
@@ -683,21 +554,6 @@ def _die_like(status: int) -> None:
         time.sleep(1)
         os._exit(128 + sig)
     os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
-
-
-def _map(value, fn, depth: int = 0):
-    """Apply ``fn`` to the leaves of plain containers (lists, tuples, sets, dicts)."""
-    if depth > 16:
-        return value
-    if isinstance(value, list):
-        return [_map(v, fn, depth + 1) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_map(v, fn, depth + 1) for v in value)
-    if isinstance(value, (set, frozenset)):
-        return {_map(v, fn, depth + 1) for v in value}
-    if isinstance(value, dict):
-        return {fn(k): _map(v, fn, depth + 1) for k, v in dict.items(value)}
-    return fn(value)
 
 
 if __name__ == "__main__":
