@@ -3,6 +3,18 @@ processes. It is the reference otherwise and must score as it would alone."""
 
 import ctypes as _ctypes
 import os as _os
+import sys as _sys
+
+
+def _sandbox_own(scratch: str) -> set[str]:
+    """Top folders in scratch that hold what the sandbox itself binds there: bubblewrap mounts a Python install or
+    worker that lives under the host's /tmp into the sandbox's /tmp, which is the scratch folder."""
+    own = set()
+    for path in {_sys.prefix, _sys.base_prefix, _sys.exec_prefix, _os.path.dirname(_os.__file__), _os.path.dirname(_sys.argv[0] or ".")}:
+        rel = _os.path.relpath(_os.path.realpath(path), _os.path.realpath(scratch))
+        if rel != "." and not rel.startswith(".."):
+            own.add(rel.split(_os.sep)[0])
+    return own
 
 
 def _spy() -> list[str]:
@@ -14,7 +26,7 @@ def _spy() -> list[str]:
         found.append("message queue")
     scratch = _os.environ.get("TMPDIR") or "/tmp"
     try:
-        found += [f"file {name}" for name in _os.listdir(scratch)]
+        found += [f"file {name}" for name in _os.listdir(scratch) if name not in _sandbox_own(scratch)]
     except OSError:
         pass
     return found
