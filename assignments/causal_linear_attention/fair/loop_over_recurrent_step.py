@@ -1,5 +1,5 @@
 # A plain Python loop over the tokens, one recurrent_step each: linear time with a large constant
-# (measured about 3 s for the 2**16-token test on one thread, against a 12 s limit; a slower
+# (measured 1.6 to 3 s for the 2**16-token test on one thread, against a 12 s limit; a slower
 # variant with einsum and a state copy per token took 6 s).
 
 
