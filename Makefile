@@ -16,7 +16,7 @@ autograder: $(STAMP)
 	rm -f $(REF_ZIP) && cd reference && ../$(PY) -c "import zipfile,glob; z=zipfile.ZipFile('../$(REF_ZIP)','w'); [z.write(f) for f in sorted(glob.glob('*.py'))]"
 	rm -rf dist/otter-run && mkdir -p dist/otter-run
 	$(PY) -m otter run -a dist/autograder.zip -o dist/otter-run $(REF_ZIP) > dist/otter-run/log.txt 2>&1 || (cat dist/otter-run/log.txt; exit 1)
-	$(PY) -m autograder.tools.score_table dist/otter-run/results.json
+	$(PY) -m autograder.reports.score_table dist/otter-run/results.json
 
 ## Grade the reference the way Gradescope runs the zip: /autograder, as root, 0.5 CPU and 768 MB (needs root and cgroups);
 ## then every fair variant in the same container (each must keep full marks there).

@@ -9,6 +9,7 @@ import sys
 from .commands import COMMANDS
 
 UNIX_ONLY = ("fcntl", "termios", "resource", "grp", "pwd")
+STAFF_PACKAGES = ("commands.staff", "staff", "gradescope")  # not in the students' handout
 
 
 def _staff_only(name: str):
@@ -35,15 +36,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade the attention homework.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in COMMANDS:
+        path = f"{__package__}.commands.{module_name}"
+        name = module_name.rpartition(".")[2].replace("_", "-")
         try:
-            command = importlib.import_module(f"{__package__}.commands.{module_name}")
+            command = importlib.import_module(path)
         except ModuleNotFoundError as exc:
-            name = module_name.replace("_", "-")
             if exc.name in UNIX_ONLY:  # e.g. emulate on Windows: say so when asked, keep the other commands working
                 p = sub.add_parser(name, help=f"(not on this machine: needs {exc.name}, which this Python lacks)", add_help=False)
                 p.set_defaults(run=_unavailable(name, exc.name), any_arguments=True)
                 continue
-            if exc.name != f"{__package__}.commands.{module_name}":
+            if not _left_out(exc.name, path):
                 raise
             p = sub.add_parser(name, add_help=False)  # no help=: understood (to explain), but --help lists only what works here
             p.set_defaults(run=_staff_only(name), any_arguments=True)
@@ -54,10 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _left_out(missing: str | None, path: str) -> bool:
+    """Whether ``missing`` is a package the students' handout leaves out (the staff commands and the layers they need)."""
+    return missing is not None and (path.startswith(f"{missing}.") or path == missing
+                                    or missing.startswith(tuple(f"{__package__}.{p}" for p in STAFF_PACKAGES)))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
-    from .manifest import ManifestError
-    from .sandbox.portable import SandboxUnavailable
+    from .model.manifest import ManifestError
+    from .sandbox.errors import SandboxUnavailable
 
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)

@@ -14,9 +14,10 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import manifest, paths, selfcheck
+from .grading import selfcheck
+from .model import manifest, paths
+from .model.scores import GradeReport
 from .reports import terminal
-from .scores import GradeReport
 
 FIELDS = ("Called", "Expected", "Got", "Where", "Hint")
 

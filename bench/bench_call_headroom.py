@@ -19,8 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import grading, manifest, time_rules, validation  # noqa: E402
-from autograder.gradescope import cgroups  # noqa: E402
+from autograder.gradescope import container  # noqa: E402
+from autograder.grading import grader, time_rules  # noqa: E402
+from autograder.model import manifest  # noqa: E402
+from autograder.staff import validation  # noqa: E402
 
 TARGET = 5.0
 
@@ -28,8 +30,8 @@ TARGET = 5.0
 def measure() -> None:
     """Inside the cgroup: grade every variant and print one JSON line each."""
     assignment = manifest.load()
-    session = grading.reusable_session(assignment)
-    loaded = grading.load_all_tests(assignment)
+    session = grader.reusable_session(assignment)
+    loaded = grader.load_all_tests(assignment)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for problem in assignment.problems:
@@ -39,23 +41,23 @@ def measure() -> None:
                     folder = Path(tmp) / problem.module / label.replace(":", "_")
                     folder.mkdir(parents=True)
                     (folder / f"{problem.module}.py").write_text(source)
-                    report = grading.grade(folder, assignment, modules=[problem.module], session=session, tests=loaded)
+                    report = grader.grade(folder, assignment, modules=[problem.module], session=session, tests=loaded)
                     slowest = max(session.calls, key=lambda c: c.seconds)
                     print(json.dumps({"module": problem.module, "label": label, "kind": kind, "func": slowest.func,
                                       "slowest": slowest.seconds, "total": sum(c.seconds for c in session.calls),
                                       "limit": problem.limits.call_seconds, "budget": time_rules.problem_budget(problem),
                                       "full": report.points == report.max_points}), flush=True)
     finally:
-        grading.close_reusable(session)
+        grader.close_reusable(session)
 
 
 def main() -> None:
     settings = manifest.load().gradescope
     argv = [sys.executable, __file__, "--inside"]
     try:
-        group = cgroups.create(cgroups.Caps(cpus=settings.cpus, memory_mb=settings.memory_mb))
+        group = container.create(container.Caps(cpus=settings.cpus, memory_mb=settings.memory_mb))
         where = f"in a cgroup capped at {settings.cpus:g} CPU and {settings.memory_mb} MB"
-    except cgroups.CgroupUnavailable as exc:
+    except container.CgroupUnavailable as exc:
         group, where = None, f"WITHOUT caps ({exc})"
     try:
         proc = subprocess.run(group.entry_command(argv) if group else argv, capture_output=True, text=True, cwd=ROOT)

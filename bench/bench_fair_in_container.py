@@ -20,9 +20,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import build, manifest, paths, solutions, worker_memory  # noqa: E402
-from autograder.gradescope import emulation, layout  # noqa: E402
-from autograder.tools.score_table import problem_totals  # noqa: E402
+from autograder.gradescope import build, emulation, layout  # noqa: E402
+from autograder.grading import worker_memory  # noqa: E402
+from autograder.model import manifest, paths  # noqa: E402
+from autograder.reports.score_table import problem_totals  # noqa: E402
+from autograder.staff import solutions  # noqa: E402
 
 
 def variant_submissions(tmp: Path, kind: str) -> list[tuple[Path, dict[str, str]]]:

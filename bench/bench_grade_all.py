@@ -20,8 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import calls, expected, manifest, paths, recording, runner, solutions  # noqa: E402
-from autograder.sandbox.client import StudentCallError  # noqa: E402
+from autograder.expected.store import decode  # noqa: E402
+from autograder.grading import runner  # noqa: E402
+from autograder.model import manifest, paths  # noqa: E402
+from autograder.sandbox.session import StudentCallError  # noqa: E402
+from autograder.staff import recording, solutions  # noqa: E402
+from autograder.testkit import calls  # noqa: E402
 
 
 class _LocalFunction:
@@ -33,7 +37,7 @@ class _LocalFunction:
     def __call__(self, *args, **kwargs):
         impl = getattr(solutions.reference(self.module), self.func)
         try:
-            return expected.decode(recording._run(impl, args, kwargs))
+            return decode(recording._run(impl, args, kwargs))
         except Exception as exc:  # noqa: BLE001 - reported as the sandbox reports it
             shown = calls.describe_call(self.module, self.func, args, kwargs)
             raise StudentCallError(f"{shown} raised {type(exc).__name__}: {exc}", "raised") from None

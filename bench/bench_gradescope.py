@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import build, manifest, paths  # noqa: E402
-from autograder.gradescope import emulation, layout, probes  # noqa: E402
-from autograder.tools.score_table import problem_totals  # noqa: E402
+from autograder.gradescope import build, emulation, layout, probes  # noqa: E402
+from autograder.model import manifest, paths  # noqa: E402
+from autograder.reports.score_table import problem_totals  # noqa: E402
 
 
 def submissions(tmp: Path) -> dict[str, tuple[Path, bool]]:

@@ -19,9 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import build, manifest, paths  # noqa: E402
-from autograder.gradescope import emulation, layout, results_format  # noqa: E402
-from autograder.tools.score_table import problem_totals  # noqa: E402
+from autograder.gradescope import build, emulation, layout, results_format  # noqa: E402
+from autograder.model import manifest, paths  # noqa: E402
+from autograder.reports.score_table import problem_totals  # noqa: E402
 
 HOST = "qkv_arithmetic"
 CORPUS = ROOT / "tests" / "hostile" / "modules"

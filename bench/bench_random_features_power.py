@@ -28,9 +28,9 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from autograder import solutions  # noqa: E402
-from autograder.problem_support import problem_support  # noqa: E402
-from autograder.stats import f_isf  # noqa: E402
+from autograder.staff import solutions  # noqa: E402
+from autograder.testkit.problem_helpers import problem_support  # noqa: E402
+from autograder.testkit.stats import f_isf  # noqa: E402
 
 MODULE = "random_features"
 LAW_D, LAW_N = 9, 20_000  # as in test_frequencies_law_without_generator

@@ -16,8 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import grading, manifest, paths, worker_memory  # noqa: E402
-from autograder.sandbox.client import WorkerSession  # noqa: E402
+from autograder.grading import grader, worker_memory  # noqa: E402
+from autograder.model import manifest, paths  # noqa: E402
+from autograder.sandbox.session import WorkerSession  # noqa: E402
 
 
 def starts(memory_mb: int) -> bool:
@@ -28,7 +29,7 @@ def starts(memory_mb: int) -> bool:
     except RuntimeError:
         return False
     finally:
-        grading.close_reusable(session)
+        grader.close_reusable(session)
 
 
 def resident_after_start(memory_mb: int) -> float:
@@ -36,7 +37,7 @@ def resident_after_start(memory_mb: int) -> float:
     try:
         return max(_rss_mb(p) for p in _descendants(session._ensure_ready().proc.pid))
     finally:
-        grading.close_reusable(session)
+        grader.close_reusable(session)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -60,12 +61,12 @@ def reference_full(memory_mb: int) -> bool:
     assignment = manifest.load()
     session = WorkerSession(memory_mb=memory_mb, start_now=True)
     try:
-        report = grading.grade(paths.REFERENCE, assignment, session=session)
+        report = grader.grade(paths.REFERENCE, assignment, session=session)
         return report.points == report.max_points
     except RuntimeError:
         return False
     finally:
-        grading.close_reusable(session)
+        grader.close_reusable(session)
 
 
 def smallest(ok, low: int, high: int) -> int:

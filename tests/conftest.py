@@ -4,7 +4,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from autograder import manifest, validation
+from autograder.model import manifest
+from autograder.staff import validation
 
 # Problems whose validation waits out a per-call time limit (a quadratic-time mistake): started first.
 SLOWEST = ("random_features", "causal_linear_attention")
@@ -62,8 +63,8 @@ def built_handout(tmp_path_factory):
     import sys
     import zipfile
 
-    from autograder import paths
-    from autograder.handout import TOP
+    from autograder.model import paths
+    from autograder.staff.handout import TOP
 
     tmp = tmp_path_factory.mktemp("built-handout")
     out = tmp / "handout.zip"

@@ -9,8 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from autograder import manifest, paths, scores
-from autograder.scores import GradeReport, ProblemResult
+from autograder.model import manifest, paths, scores
+from autograder.model.scores import GradeReport, ProblemResult
 
 ROOT = paths.ROOT
 
@@ -46,7 +46,7 @@ def run_grade(submission: Path, out: Path, timeout: float = 600) -> tuple[subpro
 
 def problem_totals(results: dict) -> dict[str, float]:
     """Score per module from a results.json (summing entries whose name starts with the module)."""
-    from autograder.tools.score_table import problem_totals as totals
+    from autograder.reports.score_table import problem_totals as totals
 
     return {m: s for m, (s, _) in totals(results, manifest.load().modules).items()}
 

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import paths
+from autograder.model import paths
 
 DOC = paths.ROOT / "docs" / "spec_coverage.md"
 LENIENCIES = "Leniencies"

@@ -2,7 +2,8 @@
 
 import shutil
 
-from autograder import notebook, paths
+from autograder import notebook
+from autograder.model import paths
 
 
 def test_a_wrong_value_and_an_infinite_loop_are_rows_of_the_table(tmp_path, capsys):

@@ -11,7 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from autograder import manifest, solutions
+from autograder.model import manifest
+from autograder.staff import solutions
 
 from .spec_table import Rule, read
 

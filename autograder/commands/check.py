@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import manifest, paths, selfcheck
+from ..grading import selfcheck
+from ..model import manifest, paths
 from ..reports import terminal
 from .common import known_problems
 

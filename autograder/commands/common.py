@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .. import manifest
+from ..model import manifest
 
 
 def known_problems(assignment: manifest.Assignment, asked: list[str] | None) -> list[str] | None:

@@ -18,8 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import manifest
-from . import cgroups, image, layout
+from ..model import manifest
+from . import container, image, layout
 
 NO_NAMESPACES = "AUTOGRADER_NO_BWRAP"  # the sandbox's switch that refuses bubblewrap (as many containers do)
 
@@ -38,7 +38,7 @@ class Run:
     timed_out: bool
     exit_status: int | None
     stdout: str
-    caps: cgroups.Caps | None
+    caps: container.Caps | None
     namespaces: bool
     source_mode: int | None = None  # /autograder/source's permissions when the run ended (0o700: root only)
     not_emulated: list[str] = field(default_factory=list)
@@ -50,7 +50,7 @@ def emulate(
     *,
     namespaces: bool = True,
     limits: bool = True,
-    caps: cgroups.Caps | None = None,
+    caps: container.Caps | None = None,
     timeout_seconds: float | None = None,
     environment: Path | None = None,
 ) -> Run:
@@ -61,7 +61,7 @@ def emulate(
     Python's) stands in for the image's.
     """
     settings = manifest.load().gradescope
-    caps = caps or cgroups.Caps(cpus=settings.cpus, memory_mb=settings.memory_mb)
+    caps = caps or container.Caps(cpus=settings.cpus, memory_mb=settings.memory_mb)
     timeout_seconds = timeout_seconds or settings.timeout_minutes * 60
     environment = Path(environment or sys.prefix)
     not_emulated = [f"the image: setup.sh is not run; {environment} stands in for {image.ENV_DIR}",
@@ -71,8 +71,8 @@ def emulate(
         group = None
         if limits:
             try:
-                group = cgroups.create(caps)
-            except cgroups.CgroupUnavailable as exc:
+                group = container.create(caps)
+            except container.CgroupUnavailable as exc:
                 not_emulated.append(f"CPU and memory caps, peak memory and killing what is left: {exc}")
         else:
             not_emulated.append("CPU and memory caps, peak memory and killing what is left: turned off (limits=False)")
@@ -92,7 +92,7 @@ def emulate(
         return run
 
 
-def _execute(root: Path, group: cgroups.Cgroup | None, environment: Path, namespaces: bool, timeout_seconds: float) -> Run:
+def _execute(root: Path, group: container.Cgroup | None, environment: Path, namespaces: bool, timeout_seconds: float) -> Run:
     env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
            image.ENV_OVERRIDE: str(environment)}
     if not namespaces:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from importlib import metadata
 
-from .. import paths
+from ..model import paths
 
 CONDA_DIR = "/opt/miniforge3"
 ENV_DIR = "/opt/otter-env"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from .. import paths
+from ..model import paths
 
 
 def public_functions(module: str) -> list[str]:

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..scores import GradeReport
+from ..model.scores import GradeReport
 
 FULL = 1e-9
 
@@ -114,7 +114,7 @@ def slowest(reports: dict[str, GradeReport], count: int = 5) -> list[tuple[str, 
 
 def known_hint(module: str, mistake: str) -> str:
     """The hint of a known mistake, read from ``assignments/<module>/mistakes/`` (empty if it is gone since)."""
-    from .. import solutions
+    from ..staff import solutions
 
     try:
         return next((v.hint for v in solutions.mistakes(module) if v.name == mistake), "")

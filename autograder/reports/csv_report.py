@@ -6,10 +6,10 @@ import csv
 import io
 from pathlib import Path
 
-from ..atomic_file import write_text
-from ..roster import Entry, Roster, Student
-from ..scores import GradeReport
-from ..submission import NOT_FOUND
+from ..grading.submission import NOT_FOUND
+from ..model.roster import Entry, Roster, Student
+from ..model.scores import GradeReport
+from .atomic_file import write_text
 
 STUDENT_COLUMNS = ["name", "sid", "email"]
 NOBODY = Student("", "", "")

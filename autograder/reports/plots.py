@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from ..scores import GradeReport
+from ..model.scores import GradeReport
 
 COLOR = "#4472c4"
 

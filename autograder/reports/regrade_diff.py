@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..roster import Roster
-from ..scores import GradeReport, TestResult
+from ..model.roster import Roster
+from ..model.scores import GradeReport, TestResult
 
 SAME = 1e-9
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..scores import GradeReport
+from ..model.scores import GradeReport
 from . import class_stats
 from .class_stats import known_hint
 from .csv_report import status

@@ -9,8 +9,8 @@ import base64
 import html
 from collections.abc import Callable
 
-from ..roster import Roster
-from ..scores import GradeReport
+from ..model.roster import Roster
+from ..model.scores import GradeReport
 from . import class_stats
 from .class_stats import known_hint
 from .csv_report import status

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-from ..scores import GradeReport, ProblemResult
+from ..model.scores import GradeReport, ProblemResult
 
 # C0 controls but newline and tab, DEL, C1 controls, and the bidirectional overrides that reorder what a line shows.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")

@@ -12,9 +12,9 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..atomic_file import write_text
-from ..roster import Roster
-from ..scores import GradeReport
+from ..model.roster import Roster
+from ..model.scores import GradeReport
+from .atomic_file import write_text
 
 HEADER = ["Name", "SID", "Email", "Total Score"]
 

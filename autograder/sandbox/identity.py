@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cleanup
+from .worker import cleanup
 
 UID_BASE = int(os.environ.get("AUTOGRADER_UID_BASE", "64000"))
 UID_COUNT = 512

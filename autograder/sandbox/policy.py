@@ -17,6 +17,7 @@ layer off (the tests grade the hostile corpus with each mode this machine can pr
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
 import shutil
@@ -25,12 +26,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from .errors import SandboxUnavailable
 from .runtime import WORKER_DIR, Box, Interpreter
 
 TMP_MB = 64  # the worker's private /tmp lives in memory: cap it where bubblewrap can, or files there escape the memory limit
 INSIDE_WORKER_DIR = "/grader"
 INSIDE_SUBMISSION = "/submission"
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")
+PORTABLE_ENV = "AUTOGRADER_PORTABLE"  # =1: a self-check takes the portable path (sandbox.portable)
+LINUX_MODULES = ("fcntl", "termios", "resource")
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,7 @@ def worker_command(protections: Protections, interpreter: Interpreter, box: Box,
     if not protections.bwrap:
         reads = [*interpreter.roots, str(box.worker), str(box.submissions)]
         landlock = [arg for path in reads for arg in ("--landlock", path)] if protections.landlock else []
-        return python + [str(box.worker / "worker.py"), "--submission", str(box.submissions), "--scratch", str(box.scratch)] + landlock + worker_args
+        return python + [str(box.worker / "main.py"), "--submission", str(box.submissions), "--scratch", str(box.scratch)] + landlock + worker_args
     cmd = [protections.bwrap, "--perms", "1777"]
     if bwrap_sizes_tmpfs(protections.bwrap):
         cmd += ["--size", str(TMP_MB << 20)]
@@ -178,7 +182,7 @@ def worker_command(protections: Protections, interpreter: Interpreter, box: Box,
         cmd += ["--unshare-user"]
     reads = [*interpreter.roots, INSIDE_WORKER_DIR, INSIDE_SUBMISSION]
     landlock = [arg for path in reads for arg in ("--landlock", path)] if protections.landlock else []
-    inside = [f"{INSIDE_WORKER_DIR}/worker.py", "--submission", INSIDE_SUBMISSION, "--scratch", "/tmp"]
+    inside = [f"{INSIDE_WORKER_DIR}/main.py", "--submission", INSIDE_SUBMISSION, "--scratch", "/tmp"]
     return cmd + python + inside + landlock + worker_args
 
 
@@ -196,3 +200,36 @@ def worker_env(interpreter: Interpreter, scratch: str) -> dict[str, str]:
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+
+
+def linux_sandbox_missing() -> str | None:
+    """Why the Linux sandbox cannot run here, or None when it can."""
+    if not sys.platform.startswith("linux"):
+        return f"this is {sys.platform}, and the sandbox needs Linux"
+    for name in LINUX_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return f"this Python has no {name} module"
+    if not hasattr(os, "fork"):
+        return "this Python has no os.fork"
+    try:
+        os.listdir("/proc")
+    except OSError:
+        return "/proc cannot be read"
+    return None
+
+
+def portable_reason() -> str | None:
+    """Why a self-check takes the portable path (None: it uses the Linux sandbox)."""
+    if os.environ.get(PORTABLE_ENV) == "1":
+        return f"{PORTABLE_ENV}=1"
+    return linux_sandbox_missing()
+
+
+def refuse_unsandboxed() -> None:
+    """Raise ``SandboxUnavailable`` where grading others' code could only run without the sandbox."""
+    reason = portable_reason()
+    if reason:
+        raise SandboxUnavailable(f"refusing to grade untrusted code without the sandbox: {reason}. Grade on Linux (as root, "
+                                 f"or with bubblewrap), without {PORTABLE_ENV}=1; only `check` (a student's own code) runs without it.")

@@ -1,7 +1,7 @@
 """The portable worker path: a self-check runs student code out of process where the Linux sandbox cannot.
 
 On macOS, Windows, or a Linux Python without ``fcntl``/``resource``/``os.fork``/``/proc``, ``check``
-runs each module in a child Python of its own (``portable_worker.py``), started with ``subprocess``;
+runs each module in a child Python of its own (``worker/portable_main.py``), started with ``subprocess``;
 pipes are read by threads and a call past its time limit ends the child. Same wire, same messages as
 the sandbox, but no memory limit and no file or network confinement: it is for a student's own code
 on their own machine. Staff commands never use it (``refuse_unsandboxed``).
@@ -9,7 +9,6 @@ on their own machine. Staff commands never use it (``refuse_unsandboxed``).
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import os
 import queue
@@ -20,64 +19,18 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import submission
-from . import wire
-from .client import (
-    _GRADER_MAKE,
-    STARTUP_SECONDS,
-    CallRecord,
-    OutputBuffer,
-    SandboxFault,
-    StudentCallError,
-    _call_failure,
-    _grader_to_array,
-    _import_failure,
-)
+from . import codec, staging
+from .errors import SandboxFault, StudentCallError, call_failure, import_failure
+from .exchange import STARTUP_SECONDS, CallRecord
+from .output import OutputBuffer
+from .worker import wire
 
-PORTABLE_ENV = "AUTOGRADER_PORTABLE"
-WORKER = Path(__file__).resolve().parent / "portable_worker.py"
-LINUX_MODULES = ("fcntl", "termios", "resource")
+WORKER = Path(__file__).resolve().parent / "worker" / "portable_main.py"
 SPARES = min(max(os.cpu_count() or 2, 2), 4)  # children importing torch ahead of the modules that will need them
-
-
-class SandboxUnavailable(RuntimeError):
-    """Staff grading asked for on a machine where the sandbox cannot run: the grader refuses (never falls back)."""
-
-
-def linux_sandbox_missing() -> str | None:
-    """Why the Linux sandbox cannot run here, or None when it can."""
-    if not sys.platform.startswith("linux"):
-        return f"this is {sys.platform}, and the sandbox needs Linux"
-    for name in LINUX_MODULES:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            return f"this Python has no {name} module"
-    if not hasattr(os, "fork"):
-        return "this Python has no os.fork"
-    try:
-        os.listdir("/proc")
-    except OSError:
-        return "/proc cannot be read"
-    return None
-
-
-def portable_reason() -> str | None:
-    """Why a self-check takes the portable path (None: it uses the Linux sandbox)."""
-    if os.environ.get(PORTABLE_ENV) == "1":
-        return f"{PORTABLE_ENV}=1"
-    return linux_sandbox_missing()
-
-
-def refuse_unsandboxed() -> None:
-    """Raise ``SandboxUnavailable`` where grading others' code could only run without the sandbox."""
-    reason = portable_reason()
-    if reason:
-        raise SandboxUnavailable(f"refusing to grade untrusted code without the sandbox: {reason}. Grade on Linux (as root, "
-                                 f"or with bubblewrap), without {PORTABLE_ENV}=1; only `check` (a student's own code) runs without it.")
 
 
 def describe(reason: str) -> str:
@@ -223,12 +176,12 @@ class PortableSession:
     def describe(self) -> str:
         return describe(self.reason)
 
-    def stage(self, located: submission.Located) -> str:
+    def stage(self, sources: Mapping[str, bytes]) -> str:
         """Copy the found modules into a fresh folder; return its name."""
-        return submission.stage(located, parent=self.submissions, name=f"submission-{next(self._staged)}").name
+        return staging.stage_sources(sources, self.submissions, f"submission-{next(self._staged)}").name
 
     def discard(self, folder: str) -> None:
-        submission.discard(self.submissions / folder)
+        staging.discard(self.submissions / folder)
 
     def switch(self, folder: str) -> None:
         self.settle_output()
@@ -279,7 +232,7 @@ class PortableSession:
         header = self._exchange(request, [], seconds, f"importing {module}.py")
         self._live = (self.folder, module)
         if not header.get("ok"):
-            self.broken[module] = _import_failure(module, header.get("error", {}))
+            self.broken[module] = import_failure(module, header.get("error", {}))
             raise StudentCallError(self.broken[module], "import")
 
     def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
@@ -290,7 +243,7 @@ class PortableSession:
             raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
                                    f"(a call that is stopped counts as the full {seconds:g} s).", "budget")
         self.import_module(module, seconds)
-        tree, blobs = wire.encode((tuple(args), dict(kwargs)), _grader_to_array)
+        tree, blobs = codec.encode_call(args, kwargs)
         start = time.monotonic()
         try:
             header = self._exchange({"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
@@ -299,7 +252,7 @@ class PortableSession:
             raise
         self.calls.append(CallRecord(module, func, time.monotonic() - start, bool(header.get("ok"))))
         if not header.get("ok"):
-            raise StudentCallError(_call_failure(shown, header.get("error", {})), "raised")
+            raise StudentCallError(call_failure(shown, header.get("error", {})), "raised")
         return header["value_decoded"]
 
     def _exchange(self, request: dict, blobs: list, seconds: float, shown: str) -> dict:
@@ -315,7 +268,7 @@ class PortableSession:
             if request["op"] == "call" and header.get("ok") and "value" not in header:
                 raise wire.WireError("a reply without a value")
             if "value" in header:
-                header["value_decoded"] = wire.decode(header["value"], out_blobs, _GRADER_MAKE)
+                header["value_decoded"] = codec.decode_value(header["value"], out_blobs)
             stopped = False
             return header
         except (TimeoutError, OSError, EOFError) as exc:
@@ -347,5 +300,3 @@ class PortableSession:
         self._spares = []
         shutil.rmtree(self.root, ignore_errors=True)
 
-
-__all__ = ["PortableSession", "SandboxUnavailable", "SandboxFault", "describe", "portable_reason", "refuse_unsandboxed"]

@@ -3,8 +3,8 @@
 import subprocess
 import sys
 
-from autograder import paths
-from autograder.runner import load_tests
+from autograder.grading.runner import load_tests
+from autograder.model import paths
 
 
 def run_check(*args):

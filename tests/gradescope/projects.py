@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from autograder import paths
+from autograder.model import paths
 
 COPIED = ("autograder", "reference", "assignments", "requirements.txt", "requirements-dev.txt")
 

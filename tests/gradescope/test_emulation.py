@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from autograder import manifest, paths, time_rules
 from autograder.gradescope import emulation, probes, results_format
-from autograder.tools.score_table import problem_totals
+from autograder.grading import time_rules
+from autograder.model import manifest, paths
+from autograder.reports.score_table import problem_totals
 
 from . import projects
 from .machine import require_emulation

@@ -5,8 +5,8 @@ import shlex
 import pytest
 import yaml
 
-from autograder import build, paths
-from autograder.gradescope import image
+from autograder.gradescope import build, image
+from autograder.model import paths
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@
 import csv
 import io
 
+from autograder.model.roster import Entry, Student
 from autograder.reports import csv_report
-from autograder.roster import Entry, Student
 from tests.helpers import make_report
 
 MODULES = ["qkv_arithmetic", "complexity"]

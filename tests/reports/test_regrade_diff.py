@@ -1,7 +1,7 @@
 """The regrade diff: exactly the submissions whose total changed, by how much, and the tests that changed."""
 
+from autograder.model.roster import Entry, Student
 from autograder.reports import regrade_diff
-from autograder.roster import Entry, Student
 from tests.helpers import make_report
 
 BEFORE = {

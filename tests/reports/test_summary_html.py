@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
+from autograder.model.roster import Entry, Student
 from autograder.reports import plots, summary_html
-from autograder.roster import Entry, Student
 from tests.helpers import make_report
 
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'

@@ -4,8 +4,8 @@
 
 def test_control_characters_from_student_text_are_escaped() -> None:
     """CSI, OSC 52 (clipboard) and a bidirectional override in an exception message reach the terminal as escapes."""
+    from autograder.model.scores import GradeReport, ProblemResult, TestResult
     from autograder.reports.terminal import render
-    from autograder.scores import GradeReport, ProblemResult, TestResult
 
     hostile = "boom\x1b[2J\x1b]52;c;ZXZpbA==\x07\u202e\x9b31m"
     problem = ProblemResult("qkv_arithmetic", "Q", tests=[TestResult("qkv_arithmetic", "t", 1.0, False, False, hostile)])

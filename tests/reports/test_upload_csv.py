@@ -3,8 +3,8 @@
 import csv
 import io
 
+from autograder.model.roster import Entry, Student
 from autograder.reports import upload_csv
-from autograder.roster import Entry, Student
 from tests.helpers import make_report
 
 ADA, BOB = Student("Ada, Countess", "7", "ada@x"), Student('Bob "B"', "", "bob@x")

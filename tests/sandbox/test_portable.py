@@ -15,8 +15,8 @@ import venv
 
 import pytest
 
-from autograder import paths
-from autograder.handout import TOP
+from autograder.model import paths
+from autograder.staff.handout import TOP
 
 NO_UNIX = '''\
 """Make this Python look like one on Windows or macOS to the harness: no fcntl, termios, resource, grp, pwd, fork, /proc."""
@@ -163,8 +163,8 @@ def test_grade_all_and_every_staff_session_refuse_too(tmp_path, monkeypatch):
     assert proc.returncode == 2 and "refusing to grade untrusted code without the sandbox: AUTOGRADER_PORTABLE=1" in proc.stderr, proc.stderr
     assert not (tmp_path / "g.csv").exists()
 
-    from autograder.sandbox.client import WorkerSession
-    from autograder.sandbox.portable import SandboxUnavailable
+    from autograder.sandbox.errors import SandboxUnavailable
+    from autograder.sandbox.session import WorkerSession
 
     monkeypatch.setenv("AUTOGRADER_PORTABLE", "1")
     with pytest.raises(SandboxUnavailable, match="AUTOGRADER_PORTABLE=1"):

@@ -8,8 +8,7 @@ import math
 
 import numpy as np
 
-from autograder.stats import f_isf
-from autograder.testkit import Background, Call, Seeded, describe, expect_true, problem_support, randn, reference_value, tensor, test_case
+from autograder.testkit import Background, Call, Seeded, describe, expect_true, f_isf, problem_support, randn, reference_value, tensor, test_case
 
 OK_FORMAT = False
 name = "random_features_hidden"

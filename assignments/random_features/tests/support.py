@@ -4,9 +4,7 @@ import math
 
 import numpy as np
 
-from autograder.checks import REVEAL
-from autograder.stats import chi2_cdf
-from autograder.testkit import describe, fail, known_mistake, reference_value
+from autograder.testkit import chi2_cdf, describe, fail, known_mistake, reference_value, revealing
 
 # Reference single-trial errors per setting (each test file draws them from its own seeds).
 SPREAD_SAMPLES = 128
@@ -49,14 +47,14 @@ def frequency_law_problems(W, D, n, budget):
     if ratio.min() < low or ratio.max() > high:
         worst = ratio[np.abs(ratio - 1).argmax()] * v
         # With the wrong spread the other statistics are off too; this one message says what is wrong.
-        shown = f"has variance {worst:.4g}" if REVEAL.get() else "has the wrong variance"
+        shown = f"has variance {worst:.4g}" if revealing() else "has the wrong variance"
         return [f"a coordinate of the frequencies {shown}; w ~ N(0, I/sigma2) with sigma2 = sqrt(D) = {math.sqrt(D):.4g} "
                 f"gives variance 1/sqrt(D) = {v:.4g}"]
     problems = []
     z = math.sqrt(2 * math.log(2 * D / (budget / 5)))
     means = W.mean(axis=0)
     if np.abs(means).max() > z * math.sqrt(v / n):
-        shown = f"is {means[np.abs(means).argmax()]:.4g}" if REVEAL.get() else "is far from 0"
+        shown = f"is {means[np.abs(means).argmax()]:.4g}" if revealing() else "is far from 0"
         problems.append(f"a column mean {shown}; the frequencies should have mean 0")
     pairs = D * (D - 1) // 2
     if pairs:
@@ -64,7 +62,7 @@ def frequency_law_problems(W, D, n, budget):
         cov = (W.T @ W) / (n * v)
         off = np.abs(cov[~np.eye(D, dtype=bool)]).max()
         if off > 2 * math.sqrt(x / n) + x / n:
-            shown = f" (normalised covariance {off:.3g})" if REVEAL.get() else ""
+            shown = f" (normalised covariance {off:.3g})" if revealing() else ""
             problems.append(f"two coordinates of the frequencies are correlated{shown}; they should be independent")
     return problems + frequency_shape_problems(W, D, n, v, budget)
 
@@ -89,7 +87,7 @@ def frequency_shape_problems(W, D, n, v, budget):
     gap = max(float((rank - cdf).max()), float((cdf - (rank - 1 / n)).max()))
     allowed = math.sqrt(math.log(2 / (budget / 2)) / (2 * n))
     if gap > allowed:
-        shown = f" (largest gap between the distribution functions {gap:.3g}, accepted {allowed:.3g})" if REVEAL.get() else ""
+        shown = f" (largest gap between the distribution functions {gap:.3g}, accepted {allowed:.3g})" if revealing() else ""
         problems.append("the lengths of the frequency vectors do not vary as the lengths of Gaussian vectors do: |w|^2 sqrt(D) "
                         f"should follow a chi-square law with D degrees of freedom{shown}")
     pairs = n // 2

@@ -2,8 +2,7 @@
 
 import numpy as np
 
-from autograder.checks import difference
-from autograder.testkit import FLOAT64, Call, expect_equal, fail, problem_support, test_case
+from autograder.testkit import FLOAT64, Call, difference, expect_equal, fail, problem_support, test_case
 
 OK_FORMAT = False
 name = "shift_matrix_public"

@@ -1,0 +1,28 @@
+"""``build``: the Gradescope autograder zip, made with ``otter generate``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ...gradescope import build
+from ...grading import time_rules
+from ...model import manifest
+
+NAME = "build"
+HELP = "build the Gradescope autograder zip with otter generate"
+DESCRIPTION = "Build the Gradescope autograder zip (otter-grader format)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default="dist/autograder.zip", help="output path (default: dist/autograder.zip)")
+
+
+def run(args: argparse.Namespace) -> int:
+    assignment = manifest.load()
+    print(f"wrote {build.build_autograder_zip(Path(args.out))}")
+    settings = assignment.gradescope
+    print(f"  {settings.describe()} (set these on Gradescope; `make gradescope` checks a run under them)")
+    print(f"  worst case of any submission: {time_rules.time_bound(assignment) / 60:.1f} min in student code and worker restarts "
+          f"at {settings.cpus:g} CPU, plus the grader's own work")
+    return 0

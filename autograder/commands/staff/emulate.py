@@ -1,0 +1,81 @@
+"""``emulate``: grade a submission in an emulated Gradescope container and report its cost."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from ...gradescope import build, emulation, layout
+from ...model import manifest, paths
+from ...reports.score_table import problem_totals
+
+STAFF_LOG = ("sandbox:", "worker memory limit", "warning:", "time rules:")  # what run_otter.py prints for staff
+NAME = "emulate"
+HELP = "grade a submission the way Gradescope runs the zip (root, /autograder, its CPU and memory)"
+DESCRIPTION = ("Lay out /autograder, run the zip's run_autograder as root in a cgroup capped like Gradescope's container "
+               "(the manifest's settings), kill what is left, and print the scores, the wall time and the peak memory.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("submission", nargs="?", default=str(paths.REFERENCE), help="a folder or .zip (default: the reference)")
+    parser.add_argument("--zip", help="the autograder zip (default: build a fresh one)")
+    parser.add_argument("--no-namespaces", action="store_true", help="refuse bubblewrap to the sandbox, as many containers do")
+    parser.add_argument("--no-limits", action="store_true", help="no cgroup: no CPU or memory caps")
+
+
+def run(args: argparse.Namespace) -> int:
+    assignment = manifest.load()
+    print(assignment.gradescope.describe())
+    with tempfile.TemporaryDirectory(prefix="autograder-gradescope-") as tmp:
+        zip_path = Path(args.zip) if args.zip else build.build_autograder_zip(Path(tmp) / "autograder.zip")
+        try:
+            outcome = emulation.emulate(zip_path, Path(args.submission), namespaces=not args.no_namespaces, limits=not args.no_limits)
+        except layout.LayoutError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    print(report(outcome, assignment.modules))
+    return 0 if outcome.results is not None else 1
+
+
+def lost_points(results: dict) -> list[str]:
+    """One block per test that lost points: its name, score and what the student reads (shortened)."""
+    lines = []
+    for test in results.get("tests", []):
+        score, top = float(test.get("score") or 0), float(test.get("max_score") or 0)
+        if score < top:
+            lines.append(f"  lost {top - score:g}: {test.get('name', '?')}")
+            said = [line.strip() for line in str(test.get("output", "")).splitlines()
+                    if line.strip() and "Test case passed" not in line and not line.rstrip().endswith(("result:", "results:"))]
+            lines += [f"      {line}" for line in said[:8]]
+    return lines
+
+
+def report(outcome: emulation.Run, modules: list[str]) -> str:
+    """The scores, what the run cost, and what was not emulated."""
+    lines = []
+    caps = f"{outcome.caps.cpus:g} CPU, {outcome.caps.memory_mb} MB" if outcome.caps else "no caps"
+    lines.append(f"emulated container: {caps}; namespaces {'allowed' if outcome.namespaces else 'refused'}")
+    lines += [f"  {line}" for line in outcome.stdout.splitlines() if line.startswith(STAFF_LOG)]
+    if outcome.results is None:
+        why = "the overall timeout was reached" if outcome.timed_out else "no valid results.json was written"
+        lines.append(f"NO RESULTS: {why} (Gradescope would give 0 and show the student nothing)")
+        lines.append("last output of run_autograder:\n" + outcome.stdout[-3000:])
+    else:
+        width = max(len(m) for m in modules)
+        for module, (score, top) in problem_totals(outcome.results, modules).items():
+            lines.append(f"{module:<{width}}  {score:6g} / {top:g}")
+        lines.append(f"{'TOTAL':<{width}}  {float(outcome.results.get('score', 0)):6g}")
+        lines += lost_points(outcome.results)
+        stopped, skipped = emulation.stopped_calls(outcome.results)
+        lines.append(f"calls stopped at their time limit: {stopped}; calls not run (time rules): {skipped}")
+    peak = f"{outcome.peak_memory_mb:.0f} MB" if outcome.peak_memory_mb is not None else "unknown"
+    cpu = f"{outcome.cpu_seconds:.1f} s" if outcome.cpu_seconds is not None else "unknown"
+    if outcome.throttled_periods is not None:
+        cpu += f" (the quota held it back in {outcome.throttled_periods} periods of 0.1 s)"
+    lines.append(f"wall time {outcome.wall_seconds:.1f} s; peak memory {peak}; CPU time {cpu}; "
+                 f"OOM kills {outcome.oom_kills if outcome.oom_kills is not None else 'unknown'}; "
+                 f"processes left at the end and killed: {outcome.leftovers_killed}")
+    lines += ["not emulated:"] + [f"  - {item}" for item in outcome.not_emulated]
+    return "\n".join(lines)

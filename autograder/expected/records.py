@@ -1,0 +1,189 @@
+"""Where a problem's recorded expected values come from, and the lookups the tests make.
+
+The Gradescope zip and the students' handout ship each problem's ``Store`` next to its tests
+(``assignments/expected/``); a staff checkout keeps them in a cache folder that
+``autograder.staff.recording`` rebuilds (in a process of its own, which imports torch) whenever a
+reference, a test, a mistake or the harness code that records them changes.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..model import paths
+from ..sandbox.errors import SandboxFault
+from .store import Store, decode
+
+# Harness files whose change changes what gets recorded (the cache's key includes them).
+RECORDING_CODE = ("testkit/calls.py", "testkit/inputs.py", "expected/store.py", "expected/records.py", "staff/recording.py",
+                  "staff/solutions.py", "sandbox/codec.py", "sandbox/worker/wire.py", "sandbox/worker/callables.py",
+                  "sandbox/worker/serving.py")
+# The user's cache (or AUTOGRADER_EXPECTED_CACHE), one folder per problem and fingerprint of its sources: checkouts and
+# their copies with the same content share it, and grading never writes into the project.
+CACHE = Path(os.environ.get("AUTOGRADER_EXPECTED_CACHE")
+             or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autograder" / "expected")
+KEEP_CACHED = 6  # fingerprints kept per problem (older ones are removed when a new one is recorded)
+SHIPPED_NAME = "expected"
+
+
+class MissingExpected(SandboxFault):
+    """No expected value was recorded for a call the tests make: the records and the tests are out of sync (a grader fault)."""
+
+
+def signature(module: str, func: str) -> inspect.Signature | None:
+    """The reference's signature of ``module.func`` (recorded), to name the arguments of a call."""
+    params = store(module).signatures.get(func)
+    if params is None:
+        return None
+    return inspect.Signature([inspect.Parameter(name, getattr(inspect.Parameter, kind), default=None if has_default else inspect.Parameter.empty)
+                              for name, kind, has_default in params])
+
+
+def hint(module: str, mistake: str) -> str:
+    """The hint a known mistake earns."""
+    return store(module).hints[mistake]
+
+
+# ---- where the store of a problem comes from ----
+
+
+def shipped_folder(root: Path | None = None) -> Path:
+    """Where the zip and the handout carry the stores: ``assignments/expected/``."""
+    return (root or paths.ASSIGNMENTS) / SHIPPED_NAME
+
+
+def fingerprint(module: str) -> str:
+    """A digest of everything the records of ``module`` depend on: reference, tests, mistakes, recording code."""
+    digest = hashlib.sha256()
+    folder = paths.ASSIGNMENTS / module
+    # Of the manifests only the test files listed count: limits, points and the Gradescope settings change no value.
+    try:
+        listed = json.dumps(yaml.safe_load((folder / "problem.yaml").read_text(encoding="utf-8")).get("tests"), sort_keys=True)
+    except (OSError, AttributeError, yaml.YAMLError):
+        listed = "<unreadable>"
+    digest.update(listed.encode() + b"\0")
+    files = [paths.REFERENCE / f"{module}.py"]
+    files += sorted((folder / "tests").glob("*.py")) + sorted((folder / "mistakes").glob("*.py"))
+    named = [(str(path.relative_to(paths.ROOT)), path) for path in files]
+    named += [(f"autograder/{name}", paths.PACKAGE_DIR / name) for name in RECORDING_CODE]
+    for name, path in named:
+        digest.update(name.encode() + b"\0")
+        digest.update(path.read_bytes() if path.is_file() else b"<missing>")
+    return digest.hexdigest()
+
+
+def cached_folder(module: str, fingerprint_: str | None = None) -> Path:
+    """The cache folder of ``module``'s records for its current sources."""
+    return CACHE / f"{module}-{(fingerprint_ or fingerprint(module))[:20]}"
+
+
+def _cache_fresh(module: str) -> bool:
+    return (cached_folder(module) / f"{module}.json").is_file()
+
+
+def refresh_cache(modules: list[str]) -> None:
+    """Re-record (in a separate process, which imports torch) the problems whose cached records are stale."""
+    stale = [m for m in modules if not _cache_fresh(m)]
+    if not stale:
+        return
+    CACHE.mkdir(parents=True, exist_ok=True, mode=0o700)  # trusted data: only this user may write it
+    with _locked(CACHE / ".lock"):
+        stale = [m for m in stale if not _cache_fresh(m)]  # another process may have recorded them meanwhile
+        if not stale:
+            return
+        code = str(paths.PACKAGE_DIR.parent)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [code, os.environ.get("PYTHONPATH")])))
+        proc = subprocess.run([sys.executable, "-m", "autograder.staff.recording", "--cache", *stale], cwd=code, env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise MissingExpected(f"recording the expected values of {', '.join(stale)} failed:\n{proc.stdout}{proc.stderr}")
+
+
+def cached_store(module: str) -> Store:
+    """``module``'s records in the staff checkout's cache, recorded first if its sources changed."""
+    refresh_cache([module])
+    return Store.load(cached_folder(module), module)
+
+
+def save_cached(store_: Store, fingerprint_: str) -> None:
+    """Put a freshly recorded store in the cache, and drop the oldest fingerprints of its problem."""
+    store_.save(cached_folder(store_.module, fingerprint_))
+    older = sorted(CACHE.glob(f"{store_.module}-*"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP_CACHED:]
+    for folder in older:
+        for file in folder.iterdir():
+            file.unlink(missing_ok=True)
+        folder.rmdir()
+
+
+class _locked:
+    """An exclusive lock on a file (where the platform has ``fcntl``; staff checkouts only)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __enter__(self) -> None:
+        self.file = open(self.path, "a")  # noqa: SIM115 - closed in __exit__
+        try:
+            import fcntl
+
+            fcntl.flock(self.file, fcntl.LOCK_EX)
+        except ImportError:
+            pass
+
+    def __exit__(self, *exc: object) -> None:
+        self.file.close()
+
+
+# The recorder (autograder.staff.recording) replaces the stores while it records.
+_OVERRIDE: dict[str, Store] = {}
+
+
+@functools.cache
+def _loaded(module: str) -> Store:
+    shipped = shipped_folder()
+    if (shipped / f"{module}.json").is_file():
+        return Store.load(shipped, module)
+    if not (paths.REFERENCE / f"{module}.py").is_file():
+        raise MissingExpected(f"no expected values are recorded for {module} (assignments/{SHIPPED_NAME}/{module}.json is missing); "
+                              "tell the course staff")
+    return cached_store(module)
+
+
+def store(module: str) -> Store:
+    """The records of ``module``: shipped with the zip or handout, else the staff checkout's cache (re-recorded if stale)."""
+    return _OVERRIDE.get(module) or _loaded(module)
+
+
+def preload(modules: list[str]) -> None:
+    """Open the records of ``modules`` now, before any student code runs (stale caches are re-recorded in one process)."""
+    if not all((shipped_folder() / f"{m}.json").is_file() for m in modules) and all((paths.REFERENCE / f"{m}.py").is_file() for m in modules):
+        refresh_cache(modules)
+    for module in modules:
+        store(module)
+
+
+def reference_output(module: str, func: str, args: tuple, kwargs: dict) -> Any:
+    """The reference's recorded output for this exact call."""
+    entry = store(module).find(func, args, kwargs)
+    if entry is None or entry.output is None:
+        raise MissingExpected(f"no expected value is recorded for {module}.{func} with these arguments: the recorded values "
+                              "and the tests are out of sync (a fault of the grader, not of the submission)")
+    return decode(entry.output)
+
+
+def mistake_outputs(module: str, func: str, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
+    """(mistake, its output) for each known mistake recorded on this call whose output differs from the reference's."""
+    entry = store(module).find(func, args, kwargs)
+    return [] if entry is None else [(name, decode(value)) for name, value in entry.mistakes.items()]
+
+

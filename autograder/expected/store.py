@@ -1,0 +1,169 @@
+"""One problem's recorded calls: the reference's output and the known mistakes' outputs on each call's inputs.
+
+A ``Store`` is looked up by the exact inputs of a call (a digest of the function name and the call's
+encoded arguments; a close comparison finds inputs rebuilt on another machine) and saved as a JSON index
+beside an .npz of its arrays, read on demand. Nothing here needs torch or the reference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..sandbox import codec
+from ..sandbox.worker import wire
+
+# Inputs larger than this are kept as their digest only (they come from seeded numpy draws, the same bits everywhere).
+KEEP_INPUT_ELEMENTS = 8192
+
+
+def encode_inputs(args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
+    """A call's inputs as one encoded tree and its arrays."""
+    return wire.encode([list(args), dict(kwargs)], codec.to_array)
+
+
+def exact_key(func: str, tree: Any, arrays: list[np.ndarray]) -> str:
+    """A digest of a call's function and inputs, bit for bit."""
+    digest = hashlib.sha256(func.encode() + json.dumps(tree, sort_keys=True).encode())
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
+@dataclass
+class Entry:
+    """What is recorded for one call: its inputs, the reference's output, the mistakes' outputs."""
+
+    func: str
+    inputs: tuple[Any, list[np.ndarray]]
+    public: bool
+    output: tuple[Any, list[np.ndarray]] | None = None
+    mistakes: dict[str, tuple[Any, list[np.ndarray]]] = field(default_factory=dict)
+    exact_only: bool = False  # large inputs are kept as their digest only: found by an exact match alone
+
+
+@dataclass
+class Store:
+    """Every recorded call of one problem, the hints of its mistakes and the reference's signatures."""
+
+    module: str
+    entries: dict[str, Entry] = field(default_factory=dict)
+    hints: dict[str, str] = field(default_factory=dict)
+    signatures: dict[str, list[list]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def find(self, func: str, args: tuple, kwargs: dict) -> Entry | None:
+        """The entry of this call: by its exact digest, else by a close comparison of the inputs."""
+        tree, arrays = encode_inputs(args, kwargs)
+        entry = self.entries.get(exact_key(func, tree, arrays))
+        if entry is not None:
+            return entry
+        for candidate in list(self.entries.values()):
+            if candidate.func == func and not candidate.exact_only and _same(tree, arrays, *candidate.inputs):
+                return candidate
+        return None
+
+    def save(self, folder: Path, public_only: bool = False) -> tuple[Path, Path]:
+        """Write ``<module>.json`` and ``<module>.npz`` under ``folder`` (public calls only for the handout)."""
+        index, blobs = [], []
+
+        def put(value: tuple[Any, list[np.ndarray]]) -> list:
+            tree, arrays = value
+            blobs.extend(arrays)
+            return [tree, len(blobs) - len(arrays), len(arrays)]
+
+        for key, e in self.entries.items():
+            if public_only and not e.public or e.output is None and not e.mistakes:
+                continue
+            small = sum(int(a.size) for a in e.inputs[1]) <= KEEP_INPUT_ELEMENTS
+            item = {"key": key, "func": e.func, "public": e.public, "inputs": put(e.inputs if small else (e.inputs[0], []))}
+            if not small:
+                item["exact_only"] = True
+            if e.output is not None:
+                item["output"] = put(e.output)
+            if e.mistakes:
+                item["mistakes"] = {name: put(value) for name, value in e.mistakes.items()}
+            index.append(item)
+        folder.mkdir(parents=True, exist_ok=True)
+        json_path, npz_path = folder / f"{self.module}.json", folder / f"{self.module}.npz"
+        data = {"module": self.module, "hints": self.hints, "signatures": self.signatures, "calls": index}
+        tmp_json, tmp_npz = json_path.with_suffix(f".json.{os.getpid()}"), npz_path.with_suffix(f".{os.getpid()}.npz")
+        tmp_json.write_text(json.dumps(data), encoding="utf-8")
+        np.savez_compressed(tmp_npz, *blobs)
+        tmp_npz.replace(npz_path)
+        tmp_json.replace(json_path)
+        return json_path, npz_path
+
+    @classmethod
+    def load(cls, folder: Path, module: str) -> Store:
+        """Read what ``save`` wrote: the index now, each array when a lookup needs it (the grader's memory is the student's room)."""
+        data = json.loads((folder / f"{module}.json").read_text(encoding="utf-8"))
+        npz = np.load(folder / f"{module}.npz", allow_pickle=False)
+        lock = threading.Lock()
+
+        def get(item: list) -> tuple[Any, _Blobs]:
+            tree, first, count = item
+            return tree, _Blobs(npz, lock, first, count)
+
+        store = cls(module, hints=data["hints"], signatures=data["signatures"])
+        for item in data["calls"]:
+            store.entries[item["key"]] = Entry(item["func"], get(item["inputs"]), item["public"],
+                                               get(item["output"]) if "output" in item else None,
+                                               {name: get(v) for name, v in item.get("mistakes", {}).items()},
+                                               exact_only=item.get("exact_only", False))
+        return store
+
+
+class _Blobs:
+    """The arrays of one recorded value, read from the store's .npz file on each access (not kept in memory)."""
+
+    def __init__(self, npz: Any, lock: threading.Lock, first: int, count: int) -> None:
+        self.npz, self.lock, self.first, self.count = npz, lock, first, count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, index: int) -> np.ndarray:
+        if not 0 <= index < self.count:
+            raise IndexError(index)
+        with self.lock:
+            return self.npz[f"arr_{self.first + index}"]
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self[i] for i in range(self.count))
+
+
+def decode(value: tuple[Any, list[np.ndarray]]) -> Any:
+    """A recorded value as the grader sees values that crossed the sandbox (numpy arrays, plain data)."""
+    tree, arrays = value
+    return wire.decode(tree, arrays, codec.GRADER_MAKE)
+
+
+def _same(a: object, blobs_a: list, b: object, blobs_b: list) -> bool:
+    """Equal encoded trees; arrays and floats compared closely (inputs rebuilt on another machine)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.get("t") == "array" == b.get("t"):
+            x, y = blobs_a[a["blob"]], blobs_b[b["blob"]]
+            if x.shape != y.shape or x.dtype != y.dtype or a.get("kind") != b.get("kind"):
+                return False
+            if x.dtype.kind not in "fc":
+                return bool(np.array_equal(x, y))
+            scale = float(np.nanmax(np.abs(y))) if y.size and np.isfinite(y).any() else 1.0
+            # The absolute floor follows the checks' (rtol times the largest magnitude): a student's state that passed
+            # a check at 1e-9 and comes back as the next call's input is still found.
+            return bool(np.allclose(x, y, rtol=1e-7, atol=1e-7 * scale, equal_nan=True))
+        if a.get("t") == "float" == b.get("t") and isinstance(a["v"], float) and isinstance(b["v"], float):
+            return math.isclose(a["v"], b["v"], rel_tol=1e-9, abs_tol=1e-300)
+        return a.keys() == b.keys() and all(_same(a[k], blobs_a, b[k], blobs_b) for k in a if k != "blob")
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, blobs_a, y, blobs_b) for x, y in zip(a, b, strict=True))
+    return a == b

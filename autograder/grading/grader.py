@@ -1,0 +1,138 @@
+"""Grade one submission: locate modules, start the sandbox, run each problem's tests."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..expected import records
+from ..model import manifest
+from ..model.manifest import Assignment, Problem
+from ..model.scores import GradeReport, ProblemResult, TestResult
+from ..sandbox import policy
+from ..sandbox.portable import PortableSession
+from ..sandbox.portable import describe as describe_portable
+from ..sandbox.session import WorkerSession
+from . import submission, worker_memory
+from .proxy import StudentModule
+from .runner import TestSpec, load_tests, run_tests
+from .time_rules import BUDGET_FACTOR as BUDGET_FACTOR  # the time rules live in time_rules; these names stay here too
+from .time_rules import CallGuard, problem_budget
+from .time_rules import time_bound as time_bound
+
+
+def grade(
+    path: Path,
+    assignment: Assignment | None = None,
+    include_hidden: bool = True,
+    modules: list[str] | None = None,
+    session: WorkerSession | None = None,
+    tests: dict[str, list[TestSpec]] | None = None,
+    on_problem: Callable[[GradeReport], None] | None = None,
+    self_check: bool = False,
+    portable: str | None = None,
+) -> GradeReport:
+    """Grade the submission at ``path``; never raises for anything the submission contains.
+
+    With ``session`` (see ``reusable_session``) the worker and its torch import serve many submissions,
+    and with ``tests`` (see ``load_all_tests``) so do the loaded test files and what they computed ahead.
+    ``on_problem`` sees the report so far after each problem (so a grader that dies leaves what it graded).
+    ``self_check`` (a student's own code) needs no uid switch; ``portable`` (its reason) runs it on the portable path.
+    """
+    start = time.perf_counter()
+    assignment = assignment or manifest.load()
+    problems = [p for p in assignment.problems if modules is None or p.module in modules]
+
+    def tests_of(problem: Problem) -> list[TestSpec]:
+        return tests[problem.module] if tests is not None else load_tests(problem, include_hidden)
+
+    if portable:
+        notes = [describe_portable(portable)]
+    else:
+        memory = worker_memory.choose(assignment)
+        notes = [policy.detect().describe(), f"sandbox: worker memory limit {memory.mb} MB ({memory.reason})"]
+        notes += [f"sandbox: warning: {memory.warning}"] if memory.warning else []
+    try:
+        located = submission.locate(Path(path), assignment.modules)
+    except submission.SubmissionError as exc:
+        notes.insert(0, str(exc))
+        results = [_unavailable(p, tests_of(p), f"not graded: {exc}") for p in problems]
+        return GradeReport(str(path), results, notes, time.perf_counter() - start)
+    if located.ignored:
+        notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
+    owned = session is None
+    if owned:
+        session = (PortableSession(portable, planned=sum(p.module in located.sources for p in problems)) if portable
+                   else WorkerSession(memory_mb=memory.mb, self_check=self_check))
+    staged = session.stage(located.sources)
+    session.switch(staged)
+    try:
+        if any(p.module in located.sources for p in problems):
+            session.start()  # the worker imports torch while the grader loads the tests (which import it too)
+        loaded = {p.module: tests_of(p) for p in problems}
+        records.preload([p.module for p in problems])  # the records are open before any student code runs
+        results: list[ProblemResult] = []
+        guard = CallGuard()
+        for problem in problems:
+            if problem.module not in located.sources:
+                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module]))
+            else:
+                results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
+            if on_problem is not None:
+                done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem")
+                                  for p in problems[len(results):]]
+                on_problem(GradeReport(str(path), done, notes, time.perf_counter() - start))
+    finally:
+        if owned:
+            session.close()
+        else:
+            session.discard(staged)
+    return GradeReport(str(path), results, notes, time.perf_counter() - start)
+
+
+def load_all_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestSpec]]:
+    """Every problem's tests, loaded once to grade many submissions (as ``validate`` grades every variant).
+
+    Test files therefore keep no state about a submission: module-level values are expected
+    values and helpers only.
+    """
+    return {p.module: load_tests(p, include_hidden) for p in assignment.problems}
+
+
+def reusable_session(assignment: Assignment) -> WorkerSession:
+    """A worker for grading many submissions one after another (each in its own folder and child processes).
+
+    The worker's first process never runs student code; each module runs in a fresh child that is
+    killed with everything it started before the next one, and the private /tmp is wiped between
+    submissions. Close it with ``close_reusable``.
+    """
+    return WorkerSession(memory_mb=worker_memory.choose(assignment).mb, start_now=True)
+
+
+def close_reusable(session: WorkerSession) -> None:
+    """Stop a worker made by ``reusable_session``, free its uid and remove its folders."""
+    session.close()
+
+
+def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession, worker_name: str | None = None,
+                  guard: CallGuard | None = None) -> ProblemResult:
+    """Run one problem's tests against its module (staged as ``worker_name``) in ``session``, under the time rules."""
+    mark = session.output.mark()
+    worker_name = worker_name or problem.module
+    session.set_budget(worker_name, problem_budget(problem))
+    env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
+    result = ProblemResult(problem.module, problem.title)
+    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name))
+    broken = session.broken.get(worker_name)
+    if broken:
+        result.status = broken.splitlines()[0]
+    session.settle_output()
+    result.output = session.output.since(mark)
+    return result
+
+
+def _unavailable(problem: Problem, tests: list[TestSpec], reason: str) -> ProblemResult:
+    result = ProblemResult(problem.module, problem.title, status=reason)
+    result.tests = [TestResult(problem.module, s.name, s.points, s.hidden, False, reason) for s in tests]
+    return result

@@ -1,0 +1,120 @@
+"""Run otter-format test files against a dict of names (the student's module proxies)."""
+
+from __future__ import annotations
+
+import inspect
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..model.manifest import ManifestError, Problem
+from ..model.scores import TestResult
+from ..sandbox.session import SandboxFault
+from ..testkit.calls import collecting_mistakes, mistakes_shown
+from ..testkit.checks import DEFERRED, REVEAL
+from .proxy import Tape, on_tape
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """One ``@test_case`` function read from a test file."""
+
+    file: Path
+    name: str
+    points: float
+    hidden: bool
+    func: Callable[..., None]
+
+
+def load_test_file(path: Path, hidden: bool) -> list[TestSpec]:
+    """Execute a test file and collect its test cases in definition order."""
+    namespace: dict[str, Any] = {"__file__": str(path), "__name__": f"tests_{path.stem}"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)  # noqa: S102 - staff code
+    if namespace.get("OK_FORMAT") is not False:
+        raise ManifestError(f"{path}: an exception-based otter test file must set OK_FORMAT = False")
+    specs = []
+    for value in namespace.values():
+        if hasattr(value, "test_func") and hasattr(value, "points") and hasattr(value, "hidden"):
+            if value.points is None:
+                raise ManifestError(f"{path}: test {value.test_func.__name__} has no points=")
+            if bool(value.hidden) != hidden:
+                listed = "hidden" if hidden else "public"
+                raise ManifestError(f"{path}: test {value.test_func.__name__} has hidden={value.hidden} but the file is listed as {listed}")
+            name = value.name or value.test_func.__name__.removeprefix("test_")
+            specs.append(TestSpec(path, name, float(value.points), hidden, value.test_func))
+    if not specs:
+        raise ManifestError(f"{path}: no @test_case functions found")
+    return specs
+
+
+def load_tests(problem: Problem, include_hidden: bool) -> list[TestSpec]:
+    """Every test of ``problem``; with hidden tests, their points must add up to the manifest's."""
+    specs = [s for path, hidden in problem.test_files(include_hidden) for s in load_test_file(path, hidden)]
+    total = sum(s.points for s in specs)
+    if include_hidden and abs(total - problem.points) > 1e-9:
+        raise ManifestError(f"{problem.folder / 'problem.yaml'}: key 'points' is {problem.points:g} but its tests add up to {total:g}")
+    return specs
+
+
+def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: Callable[[], None] | None = None) -> list[TestResult]:
+    """Run a problem's tests so that nothing crosses from one test to the next and no judgement reaches student code.
+
+    First every test runs with its checks deferred, each in a fresh process of the module (``fresh()`` ends the last
+    one), recording what the student's calls gave; then that process ends too and each test is judged on what was
+    recorded: hints and comparisons that cost time come only after all the student's calls. A call the first pass
+    did not reach (its test stopped early) runs live then, in a fresh process.
+    """
+    tapes = []
+    for spec in specs:
+        if fresh is not None:
+            fresh()
+        tape = Tape(fresh)
+        token = DEFERRED.set(True)
+        try:
+            with on_tape(tape):
+                _call_test(spec, env)
+        except SandboxFault:
+            raise
+        except Exception:  # noqa: BLE001 - judged in the second pass, where the failure is reported
+            pass
+        finally:
+            DEFERRED.reset(token)
+        tape.recording = False
+        tapes.append(tape)
+    if fresh is not None:
+        fresh()
+    results = []
+    for spec, tape in zip(specs, tapes):
+        with on_tape(tape):
+            results.append(run_test(spec, env, problem))
+    return results
+
+
+def _call_test(spec: TestSpec, env: dict[str, Any]) -> None:
+    params = inspect.signature(spec.func).parameters
+    spec.func(**{p: env if p == "env" else env.get(p) for p in params})
+
+
+def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
+    """Call one test function with arguments taken from ``env`` by name, as otter does."""
+    token = REVEAL.set(not spec.hidden)
+    start = time.perf_counter()
+    with collecting_mistakes() as offered:
+        try:
+            _call_test(spec, env)
+            passed, message = True, ""
+        except AssertionError as exc:
+            passed, message = False, str(exc) or "a check failed"
+        except SandboxFault:
+            raise  # the grader's machine failed, not the student: no test may score it
+        except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            passed = False
+            message = f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line {where.lineno})"
+        finally:
+            REVEAL.reset(token)
+    mistakes = [] if passed else mistakes_shown(message, offered)
+    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start, mistakes)

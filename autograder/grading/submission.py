@@ -1,0 +1,209 @@
+"""Find the six module files of a submission (a folder or a zip) and stage them for the worker.
+
+Only the expected module names are ever read; everything else is listed as ignored and
+never extracted. Zip entries are read one by one with a size cap, so a zip bomb or a
+path like ``../x`` cannot do harm; symlinks are refused so nothing outside the submission
+(the reference, say) can be pulled in. A submission may also be a folder inside a zip
+(``export.zip/submission_1``: a Gradescope export read in place), and a submission holding
+no module file but one zip is read from that zip (one level deep, through the same caps).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import stat
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+MAX_MODULE_BYTES = 1 << 20
+MAX_ZIP_ENTRIES = 10_000
+MAX_NESTED_ZIP_BYTES = 64 << 20  # a zip inside a zip is read into memory, so it has a cap of its own
+SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
+ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError)
+NOT_FOUND = " was not found in the submission"
+
+
+class SubmissionError(Exception):
+    """The submission cannot be read at all (not a folder, not a zip, corrupt zip)."""
+
+
+@dataclass
+class Located:
+    """The module sources found, and what the student should be told about the rest."""
+
+    sources: dict[str, bytes] = field(default_factory=dict)
+    ignored: list[str] = field(default_factory=list)
+    problems: dict[str, str] = field(default_factory=dict)
+    root: str = ""
+
+
+@dataclass
+class _Tree:
+    """The files of a submission: their relative names, how to read one, how to open one that is a zip."""
+
+    label: str
+    entries: list[str]
+    read: Callable[[str], bytes]
+    open_zip: Callable[[str], contextlib.AbstractContextManager[zipfile.ZipFile]]
+
+
+def locate(path: Path, modules: list[str], exclude: set[str] = frozenset()) -> Located:
+    """Read the module files of the submission at ``path``; top-level names in ``exclude`` are not the student's."""
+    path = Path(path)
+    if path.is_dir():
+        entries = [e for e in _dir_entries(path) if e.split("/")[0] not in exclude]
+        return _locate_in(_Tree(str(path), entries, lambda e: _read_file(path / e), lambda e: _open_zip_file(path / e)), modules)
+    if path.is_file() and zipfile.is_zipfile(path):
+        return _locate_in_zip_file(path, "", modules, str(path))
+    if path.is_file():
+        raise SubmissionError(f"{path.name} is neither a folder nor a .zip; submit a zip of the six module files")
+    inside = _enclosing_zip(path)
+    if inside is not None:
+        return _locate_in_zip_file(inside[0], inside[1], modules, str(path))
+    raise SubmissionError(f"{path} does not exist")
+
+
+def _enclosing_zip(path: Path) -> tuple[Path, str] | None:
+    """For ``a.zip/some/folder``: the zip file and the folder's prefix inside it (``some/folder/``)."""
+    for parent in path.parents:
+        if parent.is_file():
+            return (parent, path.relative_to(parent).as_posix() + "/") if zipfile.is_zipfile(parent) else None
+    return None
+
+
+def _locate_in_zip_file(zip_path: Path, prefix: str, modules: list[str], label: str) -> Located:
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            return _locate_in(_zip_tree(zf, prefix, label), modules)
+    except ZIP_ERRORS as exc:
+        raise SubmissionError(f"{zip_path.name} is not a readable zip file ({exc}); re-create it and submit again") from None
+
+
+def _zip_tree(zf: zipfile.ZipFile, prefix: str, label: str) -> _Tree:
+    """The files of ``zf`` under ``prefix`` (the whole zip for ``""``), at most MAX_ZIP_ENTRIES of them."""
+    under = [i for i in zf.infolist() if i.filename.startswith(prefix)]
+    if prefix and not under:
+        raise SubmissionError(f"{label} does not exist (no {prefix} in the zip)")
+    infos = {i.filename[len(prefix):]: i for i in under[:MAX_ZIP_ENTRIES] if not i.is_dir()}
+    return _Tree(label, list(infos), lambda e: _read_zip_entry(zf, infos[e]), lambda e: _open_zip_entry(zf, infos[e]))
+
+
+def _locate_in(tree: _Tree, modules: list[str]) -> Located:
+    """The modules of ``tree``; with none at all but a single zip at its top level, those of that zip."""
+    located = _from_entries(tree.entries, modules, tree.read, tree.label)
+    inner = _single_zip(tree.entries)
+    if located.sources or inner is None or not all(p.endswith(NOT_FOUND) for p in located.problems.values()):
+        return located
+    try:
+        with tree.open_zip(inner) as zf:
+            nested = _zip_tree(zf, "", f"{tree.label}/{inner}")
+            found = _from_entries(nested.entries, modules, nested.read, nested.label)
+    except (ValueError, SubmissionError, *ZIP_ERRORS) as exc:
+        located.ignored = [e if e != inner else f"{inner} (could not be read: it {exc})" for e in located.ignored]
+        return located
+    found.ignored = [e for e in located.ignored if e != inner] + [f"{inner}/{e}" for e in found.ignored]
+    return found
+
+
+def _single_zip(entries: list[str]) -> str | None:
+    zips = [e for e in entries if "/" not in e and e.lower().endswith(".zip") and not _is_noise(e)]
+    return zips[0] if len(zips) == 1 else None
+
+
+def _dir_entries(root: Path) -> list[str]:
+    entries = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = [d for d in dirnames if d not in SKIPPED_FOLDERS]
+        rel = Path(dirpath).relative_to(root)
+        entries += [str(PurePosixPath(*rel.parts, f)) for f in filenames]
+        if len(entries) > MAX_ZIP_ENTRIES:
+            break
+    return entries
+
+
+def _no_follow(path: str, flags: int) -> int:
+    # Windows has no O_NOFOLLOW (the lstat before each open is the check there).
+    return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
+
+
+def _read_file(path: Path) -> bytes:
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        raise ValueError("is a link or a special file, not a regular file")
+    if info.st_size > MAX_MODULE_BYTES:
+        raise ValueError(f"is {info.st_size} bytes, more than the {MAX_MODULE_BYTES} allowed")
+    with open(path, "rb", opener=_no_follow) as f:
+        return f.read(MAX_MODULE_BYTES + 1)
+
+
+def _read_zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, limit: int = MAX_MODULE_BYTES) -> bytes:
+    if stat.S_ISLNK(info.external_attr >> 16):
+        raise ValueError("is a symbolic link inside the zip")
+    if info.file_size > limit:
+        raise ValueError(f"unpacks to {info.file_size} bytes, more than the {limit} allowed")
+    with zf.open(info) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"unpacks to more than the {limit} bytes allowed")
+    return data
+
+
+@contextlib.contextmanager
+def _open_zip_file(path: Path) -> Iterator[zipfile.ZipFile]:
+    """A zip inside a submission folder, opened without following links."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        raise ValueError("is a link or a special file, not a regular file")
+    with open(path, "rb", opener=_no_follow) as f, zipfile.ZipFile(f) as zf:
+        yield zf
+
+
+@contextlib.contextmanager
+def _open_zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[zipfile.ZipFile]:
+    """A zip inside a zip, read into memory through its own size cap."""
+    with zipfile.ZipFile(io.BytesIO(_read_zip_entry(zf, info, MAX_NESTED_ZIP_BYTES))) as inner:
+        yield inner
+
+
+def _unsafe(entry: str) -> bool:
+    parts = PurePosixPath(entry.replace("\\", "/")).parts
+    return entry.startswith(("/", "\\")) or ".." in parts or (len(parts) > 0 and ":" in parts[0])
+
+
+def _from_entries(entries: list[str], modules: list[str], read, label: str) -> Located:
+    located = Located(root=label)
+    safe = [e for e in entries if not _unsafe(e)]
+    located.ignored += [f"{e} (unsafe path, not extracted)" for e in entries if _unsafe(e)]
+    wanted = {f"{m}.py" for m in modules}
+    top = [e for e in safe if "/" not in e and e in wanted]
+    folders = sorted({e.split("/")[0] for e in safe if e.count("/") == 1 and e.split("/")[1] in wanted
+                      and e.split("/")[0] not in SKIPPED_FOLDERS})
+    if top:
+        prefix = ""
+    elif len(folders) == 1:
+        prefix = folders[0] + "/"
+    else:
+        prefix = ""
+        if len(folders) > 1:
+            located.ignored.append(f"module files found in several folders ({', '.join(folders)}); put them at the top level or in exactly one folder")
+    for module in modules:
+        entry = prefix + f"{module}.py"
+        if entry not in safe:
+            located.problems[module] = f"{module}.py{NOT_FOUND}"
+            continue
+        try:
+            located.sources[module] = read(entry)
+        except (ValueError, *ZIP_ERRORS) as exc:
+            located.problems[module] = f"{entry} could not be read: it {exc}"
+    used = {prefix + f"{m}.py" for m in modules}  # a module that could not be read is reported as a problem, not as ignored
+    located.ignored += sorted(e for e in safe if e not in used and not _is_noise(e))
+    return located
+
+
+def _is_noise(entry: str) -> bool:
+    parts = entry.split("/")
+    return any(p in SKIPPED_FOLDERS for p in parts) or parts[-1] in (".DS_Store",)

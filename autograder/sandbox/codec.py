@@ -1,0 +1,38 @@
+"""How the grader puts a call's inputs on the wire and reads what comes back: plain numpy data, never torch objects."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as np
+
+from .worker import wire
+
+
+def to_array(v: Any) -> tuple[np.ndarray, str] | None:
+    """How the grader encodes arrays (``TensorArray``s are marked tensors by the wire itself)."""
+    torch = sys.modules.get("torch")  # the grader never imports torch; staff code that has it may still pass tensors
+    if torch is not None and isinstance(v, torch.Tensor):
+        return v.detach().cpu().numpy(), "tensor"
+    if isinstance(v, np.ndarray):
+        return v, "ndarray"
+    if isinstance(v, np.generic):
+        return np.asarray(v), "scalar"
+    return None
+
+GRADER_MAKE = {
+    "tensor": lambda a: a,
+    "generator": lambda seed: wire.Seeded(seed),
+    "named": lambda name: wire.Named(name),
+}
+
+
+def encode_call(args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
+    """A call's arguments as the worker receives them: one encoded tree and its arrays."""
+    return wire.encode((tuple(args), dict(kwargs)), to_array)
+
+
+def decode_value(tree: Any, blobs: list[np.ndarray]) -> Any:
+    """A value that crossed the sandbox, as plain data (numpy arrays, ints, sets, markers)."""
+    return wire.decode(tree, blobs, GRADER_MAKE)

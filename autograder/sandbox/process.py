@@ -1,0 +1,270 @@
+"""One live worker process as the grader sees it: its pipes, its wall clock, its leftovers, its end.
+
+The grader writes requests and reads replies within deadlines (a worker that stops reading or
+answering cannot block it), interrupts the module's child after a timeout, finds in /proc what the
+sandbox still runs, and kills the whole worker when it must.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import select
+import signal
+import subprocess
+import threading
+import time
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import identity, policy
+from .output import OutputBuffer
+from .worker import cleanup, wire
+
+if TYPE_CHECKING:
+    from .setup import SandboxSetup
+
+INTERRUPT_SECONDS = 5.0
+
+WATCH_SECONDS = 0.25  # how often a running call's written files are measured
+
+
+class UnreadableReply(wire.WireError):
+    """The worker refused what the module's process wrote on its reply pipe and ended that process."""
+
+
+class Overuse(Exception):
+    """A call used more than it may of something other than time (the scratch folder's size)."""
+
+
+class WorkerProcess:
+    """One live worker process and its pipes."""
+
+    def __init__(self, setup: SandboxSetup, memory_mb: int, output: OutputBuffer) -> None:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        self.setup = setup
+        self.marker = secrets.token_hex(8)
+        scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
+        env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
+        who = setup.identity
+        cmd = policy.worker_command(setup.protections, setup.interpreter, setup.box, memory_mb, fd_in=req_r, fd_out=rep_w,
+                                    uid=who.uid if who else None, gid=who.gid if who else None)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            pass_fds=(req_r, rep_w), env=env, start_new_session=True, cwd="/",
+        )
+        os.close(req_r)
+        os.close(rep_w)
+        self.to_worker, self.from_worker = req_w, rep_r
+        os.set_blocking(self.to_worker, False)
+        self.reading = threading.Event()
+        self.drain = threading.Thread(target=self._drain, args=(self.proc.stdout, output), daemon=True)
+        self.drain.start()
+        self.killed_by_us = False
+        self.inside_pid: int | None = None  # the worker's pid as it sees itself (its greeting says)
+        self.host_pid: int | None = None  # the same process as the grader sees it
+
+    def _drain(self, stream, output: OutputBuffer) -> None:
+        while True:
+            self.reading.set()
+            chunk = stream.read1(65536)
+            self.reading.clear()
+            if not chunk:
+                return
+            output.feed(chunk)
+
+    def settle_output(self, timeout: float = 1.0) -> None:
+        """Wait (briefly) until everything the worker printed so far is in the output buffer."""
+        import fcntl  # Unix only: imported here so that the portable path (Windows) can import this module
+        import termios
+
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and self.drain.is_alive():
+            try:
+                pending = int.from_bytes(fcntl.ioctl(self.proc.stdout.fileno(), termios.FIONREAD, b"\0" * 4), "little")
+            except (OSError, ValueError):
+                return
+            if pending == 0 and self.reading.is_set():
+                return
+            time.sleep(0.002)
+
+    def send(self, header: dict, blobs: list[np.ndarray], deadline: float) -> None:
+        """Write a request; a worker that stops reading cannot block the grader past ``deadline``."""
+
+        def write_all(fd: int, data) -> None:
+            view = memoryview(data).cast("B")
+            while view:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([], [fd], [], remaining)[1]:
+                    raise TimeoutError
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    continue
+
+        wire.write_message(self.to_worker, header, blobs, write_all)
+
+    def receive(self, deadline: float, watch=None) -> tuple[dict, list[np.ndarray]]:
+        """Read one reply by ``deadline``; while waiting, ``watch()`` may stop the call by returning a reason."""
+
+        def read_exact(fd: int, n: int) -> bytearray:
+            buffer, got = bytearray(), 0  # grown as bytes arrive: a length that is promised costs nothing until it is sent
+            while got < n:
+                if len(buffer) == got:
+                    buffer.extend(bytes(min(n - got, max(got, 1 << 20))))
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError
+                if not select.select([fd], [], [], min(remaining, WATCH_SECONDS))[0]:
+                    reason = watch() if watch is not None else None
+                    if reason:
+                        raise Overuse(reason)
+                    continue
+                got = wire.read_into(fd, buffer, got)
+            return buffer
+
+        return wire.read_message(self.from_worker, read_exact, wire.MAX_REPLY_BYTES)
+
+    def interrupt(self) -> bool:
+        """Kill only the module's child after a timeout (the worker forks a fresh one); False if that failed."""
+        pid = self._host_pid()
+        if pid is None:
+            return False
+        try:
+            os.kill(pid, signal.SIGUSR1)
+            deadline = time.monotonic() + INTERRUPT_SECONDS
+            while True:  # skip what the stopped call may still have sent
+                header, _ = self.receive(deadline)
+                if header.get("interrupted"):
+                    return True
+        except (TimeoutError, EOFError, OSError, wire.WireError):
+            return False
+
+    def _host_pid(self) -> int | None:
+        """The worker's first process as the grader sees it (inside bubblewrap it has another pid)."""
+        if self.host_pid is not None:
+            return self.host_pid if self.proc.poll() is None else None
+        if self.inside_pid is None or self.proc.poll() is not None:
+            return None
+        parents: dict[int, list[int]] = {}
+        for entry in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry))
+        todo = [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/status") as f:
+                    nspids = next(line.split()[1:] for line in f if line.startswith("NSpid:"))
+            except (OSError, StopIteration):
+                nspids = []
+            if nspids and int(nspids[-1]) == self.inside_pid and self.marker.encode() in _environ(pid):
+                return pid
+            todo += parents.get(pid, [])
+        return None
+
+    def leftovers(self) -> list[int]:
+        """Processes the sandbox still runs besides the worker's first process, found in /proc (never by asking the worker):
+        its descendants (orphans come back to it, a subreaper) and, with a uid of its own, every process of that uid."""
+        table = _process_table()
+        first = self.host_pid
+        if first is None or first not in table:
+            return [0]  # the first process itself is gone or cannot be seen: nothing can be confirmed
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _uid, _zombie) in table.items():
+            children.setdefault(ppid, []).append(pid)
+        found, todo = set(), list(children.get(first, []))
+        while todo:
+            pid = todo.pop()
+            if pid not in found:
+                found.add(pid)
+                todo += children.get(pid, [])
+        if self.setup.identity is not None:
+            found |= {pid for pid, (_ppid, uid, _zombie) in table.items() if uid == self.setup.identity.uid}
+        found.discard(first)
+        return sorted(pid for pid in found if pid in table and not table[pid][2])
+
+    def kill(self) -> None:
+        """SIGKILL the worker's whole session and every process of its uid; bubblewrap's PID namespace takes the rest."""
+        self.killed_by_us = True
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        _sweep(self.marker)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.setup.identity is not None:
+            identity.kill_all(self.setup.identity.uid, self.setup.identity.gid)
+            cleanup.remove_sysv_ipc(self.setup.identity.uid)
+        if not self.setup.protections.bwrap:  # bubblewrap's /tmp went with its namespace
+            cleanup.remove_tree(str(self.setup.box.scratch), keep_folder=True)
+        for fd in (self.to_worker, self.from_worker):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self.drain.join(timeout=2)
+
+    def exit_description(self) -> str:
+        code = self.proc.poll()
+        if code is None:
+            try:
+                code = self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                return "stopped answering"
+        if code == wire.WORKER_BROKEN:
+            return "stopped because the module broke the grader's code in its process (by replacing Python built-ins, say)"
+        if code < 0 or code > 128:
+            sig = -code if code < 0 else code - 128
+            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            hint = " (often: the memory limit was exceeded)" if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT) else ""
+            return f"was killed by signal {name}{hint}"
+        return f"exited with status {code} (sys.exit or os._exit in student code?)"
+
+
+def _process_table() -> dict[int, tuple[int, int, bool]]:
+    """pid -> (parent pid, uid, zombie) of every process this grader can see (the uid is the owner of its /proc folder:
+    its effective uid, which a sandbox uid cannot change)."""
+    table = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            uid = os.stat(f"/proc/{entry}").st_uid
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            table[int(entry)] = (int(fields[1]), uid, fields[0] == b"Z")
+        except (OSError, ValueError, IndexError):
+            continue
+    return table
+
+
+def _environ(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _sweep(marker: str) -> None:
+    """Kill processes that left the worker's session but still carry its environment marker."""
+    token = f"AUTOGRADER_WORKER={marker}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                if token in f.read().split(b"\0"):
+                    os.kill(int(entry), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue

@@ -1,0 +1,254 @@
+"""The grader's side of the sandbox: start a worker, send calls, enforce the wall clock.
+
+A ``WorkerSession`` serves one submission. It starts a worker lazily, imports a module on
+its first call (in a fresh child of the worker: switching modules resets it), and replaces
+a worker that was killed (timeout) or died (crash, exit, memory) with a fresh one for the
+next call. Each module may have a time budget for all its calls together. Every failure
+comes back as a ``StudentCallError`` carrying a message written for the student.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from . import codec, policy, staging
+from .errors import SandboxFault, StudentCallError, call_failure, import_failure
+from .exchange import STARTUP_SECONDS, CallRecord
+from .output import OutputBuffer
+from .process import Overuse, UnreadableReply, WorkerProcess
+from .setup import SandboxSetup
+from .worker import wire
+
+RESET_SECONDS = 30.0  # the worker ends the module's processes and wipes what it wrote: charged to no student
+HARNESS_ROOT = Path(__file__).resolve().parents[2]  # the project the harness runs from: private to the sandbox user
+
+
+class WorkerSession:
+    """All calls for the submissions staged in its box; restarts the worker after a kill or a crash.
+
+    ``private`` lists the grader's folders that the sandbox user must not read (default: the
+    harness's project folder); they are made private when the worker runs as another uid.
+    """
+
+    def __init__(self, memory_mb: int, start_now: bool = False, private: tuple[Path, ...] = (HARNESS_ROOT,),
+                 self_check: bool = False) -> None:
+        policy.refuse_unsandboxed()  # never grade others' code where only the portable path could run
+        self.memory_mb = memory_mb
+        self.setup = SandboxSetup.create(tuple(private), self_check)
+        self.output = OutputBuffer()
+        self._worker: WorkerProcess | None = None
+        self._live: tuple | None = None  # (folder, module) imported in the worker's current child
+        self.folder: str | None = None  # the current submission's folder in the box
+        self._ids = itertools.count(1)
+        self._staged = itertools.count(1)
+        self.broken: dict[str, str] = {}
+        self.calls: list[CallRecord] = []
+        self.restarts = 0
+        self.budgets: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+        self._restart_credit: dict[str, float] = {}
+        if start_now:
+            self._launch()
+
+    @property
+    def protections(self) -> policy.Protections:
+        return self.setup.protections
+
+    def stage(self, sources: Mapping[str, bytes]) -> str:
+        """Write the modules (name -> source) into a fresh folder of the box that only the worker's user may read; return its name."""
+        folder = staging.stage_sources(sources, self.setup.box.submissions, f"submission-{next(self._staged)}")
+        self.setup.box.admit(folder)
+        return folder.name
+
+    def discard(self, folder: str) -> None:
+        """Remove a staged submission folder."""
+        staging.discard(self.setup.box.submissions / folder)
+
+    def _launch(self) -> None:
+        if self._worker is not None:
+            self._worker.kill()
+            self.restarts += 1
+        self._worker = WorkerProcess(self.setup, self.memory_mb, self.output)
+        self._live = None
+        self._ready = False
+
+    def _ensure_ready(self) -> WorkerProcess:
+        if self._worker is None or self._worker.proc.poll() is not None or self._worker.killed_by_us:
+            self._launch()
+        if not self._ready:
+            try:
+                header, _ = self._worker.receive(time.monotonic() + STARTUP_SECONDS)
+            except (TimeoutError, EOFError, wire.WireError) as exc:
+                output = self.output.text()[-2000:]
+                self._worker.kill()
+                raise RuntimeError(f"the grading worker did not start ({type(exc).__name__}); output:\n{output}") from None
+            if not header.get("ready"):
+                raise RuntimeError("the grading worker sent an unexpected greeting")
+            self._worker.inside_pid = header.get("pid")
+            self._worker.host_pid = self._worker._host_pid()
+            self._ready = True
+        return self._worker
+
+    def start(self) -> None:
+        """Start the worker now (so torch loads while the grader prepares)."""
+        if self._worker is None:
+            self._launch()
+
+    def set_budget(self, module: str, seconds: float) -> None:
+        """Cap the total time of all calls into ``module``; a call that stops the worker counts as its full limit."""
+        self.budgets[module] = seconds
+
+    def settle_output(self) -> None:
+        """Make sure what the worker printed so far has been collected."""
+        if self._worker is not None:
+            self._worker.settle_output()
+
+    def switch(self, folder: str) -> None:
+        """Serve the submission staged in ``submission/folder`` next, keeping the worker (and its torch)."""
+        self.settle_output()
+        self.folder = folder
+        self.output.clear()
+        self.broken, self.budgets, self.spent, self._restart_credit, self.calls = {}, {}, {}, {}, []
+
+    def import_module(self, module: str, seconds: float) -> None:
+        """Import ``module`` in the worker (in a fresh child); raise ``StudentCallError`` if that fails."""
+        if module in self.broken:
+            raise StudentCallError(self.broken[module], "import")
+        worker = self._ensure_ready()
+        if (self.folder, module) == self._live:
+            return
+        if self._live is not None:
+            worker = self._reset()
+        request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
+        header = self._exchange(worker, request, [], seconds, f"importing {module}.py")
+        self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
+        if header.get("fault"):
+            raise SandboxFault(f"the sandbox could not start {module}.py: {header['fault']}")
+        if not header.get("ok"):
+            self.broken[module] = import_failure(module, header.get("error", {}))
+            raise StudentCallError(self.broken[module], "import")
+
+    def fresh(self, module: str) -> None:
+        """End ``module``'s process (and all it started, and what it wrote) so that its next call starts a fresh one."""
+        if self._live == (self.folder, module) and self._worker is not None and not self._worker.killed_by_us:
+            self._reset()
+
+    def _reset(self) -> WorkerProcess:
+        """End the current module's child and whatever it started; replace the worker if that fails."""
+        worker, rid = self._worker, next(self._ids)
+        try:
+            worker.send({"op": "reset", "id": rid}, [], time.monotonic() + RESET_SECONDS)
+            header, _ = worker.receive(time.monotonic() + RESET_SECONDS)
+            if header.get("reset") and header.get("id") == rid and not worker.leftovers():
+                self._live = None
+                return worker
+        except (TimeoutError, EOFError, OSError, wire.WireError):
+            pass
+        self._launch()
+        return self._ensure_ready()
+
+    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
+        """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds``; return plain data."""
+        budget = self.budgets.get(module)
+        if budget is not None and self.spent.get(module, 0.0) >= budget:
+            self.calls.append(CallRecord(module, func, 0.0, False))
+            raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
+                                   f"(a call that is stopped counts as the full {seconds:g} s).", "budget")
+        try:
+            self.import_module(module, seconds)
+        except StudentCallError as exc:
+            if exc.kind == "import" and module not in self.broken:
+                self.broken[module] = str(exc)
+            raise
+        worker = self._ensure_ready()
+        tree, blobs = codec.encode_call(args, kwargs)
+        start = time.monotonic()
+        try:
+            header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
+        except StudentCallError:
+            self.calls.append(CallRecord(module, func, time.monotonic() - start, False))
+            raise
+        self.calls.append(CallRecord(module, func, time.monotonic() - start, bool(header.get("ok"))))
+        overused = self.setup.scratch_overused(worker)  # also after every call: a thread may write between the watch's samples
+        if overused:
+            self._reset()
+            raise StudentCallError(f"{shown} {overused} and was stopped.", "resource")
+        if not header.get("ok"):
+            raise StudentCallError(call_failure(shown, header.get("error", {})), "raised")
+        return header["value_decoded"]
+
+    def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
+        request = dict(request, id=next(self._ids))
+        start = time.monotonic()
+        stopped = True
+        try:
+            worker.send(request, blobs, start + seconds)
+            header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker))
+            if header.get("id") != request["id"]:
+                raise wire.WireError("a reply that does not answer this request")
+            if any(k in header for k in ("reset", "interrupted", "ready")) or ("fault" in header and request["op"] != "import"):
+                raise wire.WireError("a reply of a kind this request cannot have")
+            if request["op"] == "call" and header.get("ok") and "value" not in header:
+                raise wire.WireError("a reply without a value")
+            if "unreadable" in header:  # the worker ended the module's process, which wrote on its reply pipe
+                self._live = None
+                raise UnreadableReply(str(header["unreadable"])[:200])
+            if "value" in header:
+                header["value_decoded"] = codec.decode_value(header["value"], out_blobs)
+            stopped = False
+            return header
+        except TimeoutError:
+            self._stop(worker)
+            self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
+            raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
+        except Overuse as exc:
+            self._stop(worker)
+            self._mark_if_import(request, f"{shown} {exc}; it was stopped")
+            raise StudentCallError(f"{shown} {exc} and was stopped.", "resource") from None
+        except (EOFError, BrokenPipeError, OSError):
+            what = worker.exit_description()
+            worker.kill()
+            self._mark_if_import(request, f"the process {what} while {shown}")
+            raise StudentCallError(f"The process running your code {what} during {shown}.", "crash") from None
+        except (wire.WireError, KeyError, ValueError, TypeError) as exc:
+            if not isinstance(exc, UnreadableReply):  # else the worker already ended the module and is fit for the next
+                worker.kill()
+            self._mark_if_import(request, f"{shown} sent back something unreadable")
+            raise StudentCallError(f"{shown} sent back something unreadable ({exc}).", "garbage") from None
+        finally:
+            self._charge(request, time.monotonic() - start, seconds, stopped)
+
+    def _charge(self, request: dict, elapsed: float, seconds: float, stopped: bool) -> None:
+        """Add a request's time to its module's budget: a stopped request counts as its full limit.
+
+        That full limit also pays for the module's re-import in the fresh child that follows, up to what the
+        stopped request left unused, so a few crashing calls do not cost the module's other calls their time.
+        """
+        module = request.get("module", "")
+        if stopped:
+            self.spent[module] = self.spent.get(module, 0.0) + max(elapsed, seconds)
+            self._restart_credit[module] = max(seconds - elapsed, 0.0)
+            return
+        covered = min(self._restart_credit.pop(module, 0.0), elapsed) if request.get("op") == "import" else 0.0
+        self.spent[module] = self.spent.get(module, 0.0) + elapsed - covered
+
+    def _stop(self, worker: WorkerProcess) -> None:
+        """End the running call: only the module's child when the worker answers, else the whole worker."""
+        self._live = None
+        if not worker.interrupt():
+            worker.kill()
+
+    def _mark_if_import(self, request: dict, text: str) -> None:
+        if request.get("op") == "import":
+            self.broken[request["module"]] = f"{request['module']}.py could not be imported: {text}."
+
+    def close(self) -> None:
+        """Kill the worker and everything it started; free its uid and remove its box."""
+        if self._worker is not None:
+            self._worker.kill()
+            self._worker = None
+        self.setup.close()

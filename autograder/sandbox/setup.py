@@ -1,0 +1,88 @@
+"""What every worker of a session shares: the layers in force, its uid, its folders (the box) and its Python."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import identity, policy, runtime
+from .worker import cleanup
+
+if TYPE_CHECKING:
+    from .process import WorkerProcess
+
+SCRATCH_MB = policy.TMP_MB
+
+
+@dataclass
+class SandboxSetup:
+    """What every worker of a session shares: the layers, its uid, its folders and its Python."""
+
+    protections: policy.Protections
+    identity: identity.Identity | None
+    box: runtime.Box
+    interpreter: runtime.Interpreter
+
+    @classmethod
+    def create(cls, private: tuple[Path, ...], self_check: bool = False) -> SandboxSetup:
+        protections = policy.detect()
+        if self_check:  # the student's own code, as root (Colab): no uid switch, no chmod, no mirror or lock left behind
+            protections = dataclasses.replace(protections, is_root=False)
+        who = identity.lease() if protections.drop_user else None
+        try:
+            box = runtime.Box.create(who.uid, who.gid) if who else runtime.Box.create()
+            if who is None:
+                return cls(protections, who, box, runtime.this_interpreter())
+            # In every mode with a uid of its own, also under bubblewrap (which does not mount them): a layer less
+            # must not expose them. Before choosing the Python: a venv inside them is then mirrored.
+            runtime.make_private(list(private))
+            if protections.bwrap:
+                return cls(protections, who, box, runtime.this_interpreter())
+            return cls(protections, who, box, _interpreter_for(who))
+        except BaseException:
+            if who is not None:
+                who.release()
+            raise
+
+    def close(self) -> None:
+        if self.identity is not None:
+            self.identity.release()
+        self.box.remove()
+
+    def scratch_overused(self, worker: WorkerProcess | None = None) -> str | None:
+        """Why the running call must stop, if the files it wrote (scratch folder, and as its own uid in the shared
+        temporary folders) pass ``SCRATCH_MB``, ``cleanup.MAX_ENTRIES`` entries or ``cleanup.MAX_DEPTH`` levels;
+        bubblewrap caps the bytes of its in-memory /tmp itself, which the grader sees through the worker's root."""
+        if self.protections.bwrap:
+            if worker is None or worker.host_pid is None:
+                return None
+            used = cleanup.usage(f"/proc/{worker.host_pid}/root/tmp")
+            if used.too_deep:
+                return f"made folders more than {cleanup.MAX_DEPTH} levels deep"
+            if used.entries > cleanup.MAX_ENTRIES:
+                return f"made more than {cleanup.MAX_ENTRIES} files and folders"
+            return None
+        used = cleanup.usage(str(self.box.scratch))
+        if self.identity is not None:
+            for path in identity.files_of(self.identity.uid):
+                cleanup.usage(path, used)
+        if used.too_deep:
+            return f"made folders more than {cleanup.MAX_DEPTH} levels deep"
+        if used.entries > cleanup.MAX_ENTRIES:
+            return f"made more than {cleanup.MAX_ENTRIES} files and folders"
+        if used.bytes > SCRATCH_MB << 20:
+            return f"wrote more than {SCRATCH_MB} MB of files ({used.bytes >> 20} MB)"
+        return None
+
+_CHECKED: dict[str, runtime.Interpreter] = {}
+
+
+def _interpreter_for(who: identity.Identity) -> runtime.Interpreter:
+    """The Python the sandbox uid can start, checked once per process."""
+    found = runtime.interpreter_for_others()
+    if found.executable not in _CHECKED:
+        runtime.verify(found, who.uid, who.gid)
+        _CHECKED[found.executable] = found
+    return found

@@ -1,0 +1,215 @@
+"""Removing and measuring what student code wrote: used by the worker (its scratch folder) and the grader (the box).
+
+Walks are iterative and work on open folders (``dir_fd``), never on long paths, so no depth of folders made by
+student code can exhaust the recursion limit or a path's length; links are never followed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import os
+import stat
+from dataclasses import dataclass
+
+SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # folders every user may write
+MAX_DEPTH = 64          # deeper folder trees in scratch stop the call that made them
+MAX_ENTRIES = 10_000    # files, folders and links in scratch (hard links count one each)
+# The walks run only on Linux; the portable self-check (Windows, macOS) imports this module through the grader's side of the sandbox.
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC if hasattr(os, "O_NOFOLLOW") else -1
+IPC_RMID = 0
+SYSV_TABLES = {"shm": ("shmctl", 1), "msg": ("msgctl", 1), "sem": ("semctl", 1)}  # /proc/sysvipc/<kind>: ctl function, id column
+
+
+def remove_tree(folder: str, keep_folder: bool = False) -> None:
+    """``rm -rf --one-file-system folder`` (or only its contents), also through folders their owner locked (chmod 000).
+
+    What is mounted inside is left alone: bubblewrap binds a project or Python that lives under the host's /tmp
+    into the sandbox's /tmp, which is the worker's scratch. Any depth: each folder's entries are moved up into
+    ``folder`` before the folder is removed, so only two folders are open at a time.
+    """
+    try:
+        top = os.open(folder, _OPEN_DIR)
+    except OSError:
+        return
+    try:
+        _flatten_and_remove(top, os.fstat(top).st_dev)
+    finally:
+        os.close(top)
+    if not keep_folder:
+        _quietly(os.rmdir, folder)
+
+
+def _flatten_and_remove(top: int, device: int) -> None:
+    fresh = (f".autograder-rm-{os.getpid()}-{n}" for n in itertools.count())
+    todo = _names(top)
+    while todo:
+        name = todo.pop()
+        try:
+            info = os.stat(name, dir_fd=top, follow_symlinks=False)
+        except OSError:
+            continue
+        if info.st_dev != device:
+            continue  # a mount point
+        if not stat.S_ISDIR(info.st_mode):
+            if not _quietly(os.unlink, name, dir_fd=top):
+                _quietly(os.fchmod, top, 0o700) and _quietly(os.unlink, name, dir_fd=top)
+            continue
+        try:
+            sub = os.open(name, _OPEN_DIR, dir_fd=top)
+        except PermissionError:
+            if not _quietly(os.chmod, name, 0o700, dir_fd=top):
+                continue
+            try:
+                sub = os.open(name, _OPEN_DIR, dir_fd=top)
+            except OSError:
+                continue
+        except OSError:
+            continue
+        try:
+            _quietly(os.fchmod, sub, 0o700)
+            for inner in _names(sub):
+                moved = next(fresh)
+                if _quietly(os.rename, inner, moved, src_dir_fd=sub, dst_dir_fd=top):
+                    todo.append(moved)
+        finally:
+            os.close(sub)
+        _quietly(os.rmdir, name, dir_fd=top)
+
+
+def _names(dir_fd: int) -> list[str]:
+    try:
+        with os.scandir(dir_fd) as entries:
+            return [e.name for e in entries]
+    except OSError:
+        return []
+
+
+def _quietly(func, *args, **kwargs) -> bool:
+    try:
+        func(*args, **kwargs)
+        return True
+    except OSError:
+        return False
+
+
+@dataclass
+class Usage:
+    """What a folder tree holds: bytes on disk (or in memory), entries, and whether it went deeper than allowed."""
+
+    bytes: int = 0
+    entries: int = 0
+    too_deep: bool = False
+
+
+def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES, max_depth: int = MAX_DEPTH) -> Usage:
+    """Measure ``path`` (a file or a folder, links not followed); stops counting past ``max_entries`` or ``max_depth``."""
+    found = found or Usage()
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return found
+    found.bytes += info.st_blocks * 512
+    found.entries += 1
+    if not stat.S_ISDIR(info.st_mode):
+        return found
+    try:
+        first = os.open(path, _OPEN_DIR)
+    except OSError:
+        return found
+    stack, device = [(first, 1)], info.st_dev
+    try:
+        while stack and found.entries <= max_entries:
+            fd, depth = stack.pop()
+            try:
+                for name in _names(fd):
+                    try:
+                        entry = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if entry.st_dev != device:
+                        continue  # a mount point (bubblewrap binds a project under the host's /tmp into its own)
+                    found.bytes += entry.st_blocks * 512
+                    found.entries += 1
+                    if stat.S_ISDIR(entry.st_mode):
+                        if depth >= max_depth:
+                            found.too_deep = True
+                            continue
+                        try:
+                            stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), depth + 1))
+                        except OSError:
+                            continue
+            finally:
+                os.close(fd)
+    finally:
+        for fd, _depth in stack:
+            os.close(fd)
+    return found
+
+
+def entries_owned_by(uid: int, folders: tuple[str, ...] = SHARED_TEMP) -> list[str]:
+    """The entries that ``uid`` owns at the top of ``folders`` (what a sandbox uid left in shared temporary folders)."""
+    found = []
+    for folder in folders:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    found.append(entry.path)
+            except OSError:
+                continue
+    return found
+
+
+def remove_entries(paths: list[str]) -> list[str]:
+    """Delete each path (a folder with all it holds); return those removed."""
+    removed = []
+    for path in paths:
+        try:
+            if stat.S_ISDIR(os.lstat(path).st_mode):
+                remove_tree(path)
+            else:
+                os.unlink(path)
+            removed.append(path)
+        except OSError:
+            continue
+    return removed
+
+
+def sysv_ipc_of(uid: int) -> list[tuple[str, int]]:
+    """(kind, id) of every SysV shared memory segment, message queue and semaphore set that ``uid`` owns or created."""
+    found = []
+    for kind, (_ctl, id_column) in SYSV_TABLES.items():
+        try:
+            with open(f"/proc/sysvipc/{kind}", encoding="ascii", errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        if not lines:
+            continue
+        columns = lines[0].split()
+        for line in lines[1:]:
+            fields = dict(zip(columns, line.split()))
+            try:
+                if uid in (int(fields["uid"]), int(fields["cuid"])):
+                    found.append((kind, int(line.split()[id_column])))
+            except (KeyError, ValueError, IndexError):
+                continue
+    return found
+
+
+def remove_sysv_ipc(uid: int) -> list[tuple[str, int]]:
+    """Remove ``uid``'s SysV IPC objects (they outlive every process, and count against no process's memory limit)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return []
+    removed = []
+    for kind, ident in sysv_ipc_of(uid):
+        ctl = getattr(libc, SYSV_TABLES[kind][0])
+        if ctl(ident, *((0,) if kind == "sem" else ()), IPC_RMID, None) == 0:
+            removed.append((kind, ident))
+    return removed

@@ -1,0 +1,558 @@
+"""The worker: the only process that imports and runs student code.
+
+Started by ``autograder.sandbox.session`` (inside bubblewrap where available) as
+``python -I -B main.py --submission DIR ...``. Before importing anything a student wrote it
+volunteers to be the first the OOM killer picks, drops to the sandbox uid, dies with the
+grader, adopts every orphan of its tree (child subreaper), sets its limits, imports torch and
+confines itself (Landlock, seccomp; see ``confine``), which every module's child inherits. It answers
+requests on two pipe fds: ``import`` a module, ``call`` a function, ``reset``. Replies hold only
+plain data (see ``wire``).
+
+The first process never runs student code, and it alone holds the grader's pipes. Each ``import``
+forks a child with pipes of its own (requests and replies); the first process passes each request on, reads the child's reply
+within the wire's bounds and passes on only a value or an error, under the grader's id, streaming
+the arrays. A ``reset`` is the first process's alone: it kills the child's group and every
+leftover (every process of the sandbox uid or of the PID namespace, or else every descendant,
+which the subreaper sees even after it left the process group), wipes the scratch folder and the
+sandbox uid's SysV IPC objects, and only then answers; the grader checks /proc itself. So what one
+module (one test: the grader resets between tests) does to the interpreter, its files or its pipes
+cannot reach the next. On SIGUSR1 (a call ran out of time) the child is killed and the grader told,
+so a timeout costs no new worker. If the child dies any other way, this process dies the same way,
+and the grader reads how.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import select
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from serving import ModuleServer, flush_output  # noqa: E402 - beside this file in the box
+from wire import MAX_REPLY_BYTES, MAX_TEXT, WORKER_BROKEN  # noqa: E402
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def volunteer_for_oom(score: int) -> None:
+    """Be the OOM killer's first choice (children inherit it; set as root, student code cannot lower it)."""
+    try:
+        with open("/proc/self/oom_score_adj", "w") as f:
+            f.write(str(score))
+    except OSError:
+        pass
+
+
+def drop_privileges(uid: int, gid: int) -> None:
+    """Become ``uid``/``gid`` for good (real, effective and saved ids), dropping all capabilities."""
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise SystemExit("could not drop privileges")
+
+
+def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, own_uid: bool, max_open_files: int = 256) -> None:
+    """Cap address space, process count, file size, open files and core dumps for this process tree."""
+    import resource
+
+    cap = _cap
+    if memory_mb > 0:
+        cap(resource.RLIMIT_AS, memory_mb << 20)
+    if max_processes > 0 and os.getuid() != 0:
+        # The limit counts every process and thread of the real uid: a uid shared with other programs
+        # (a staff member grading as themselves) keeps what it runs already.
+        cap(resource.RLIMIT_NPROC, max_processes + (0 if own_uid else _tasks_of(os.getuid())))
+    cap(resource.RLIMIT_FSIZE, max_file_mb << 20)
+    cap(resource.RLIMIT_NOFILE, max_open_files)  # also bounds memory held in memfd files (each at most max_file_mb)
+    cap(resource.RLIMIT_CORE, 0)
+
+
+def _cap(which: int, value: int) -> None:
+    """Set a resource limit (soft and hard), never above a hard limit already in force."""
+    import resource
+
+    soft, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
+
+
+# Where /proc cannot say what the imports took: torch 2.13's CPU build on Linux x86_64 (bench/bench_worker_memory.py).
+ASSUMED_START_MB = 600
+
+
+def address_space_mb() -> int | None:
+    """This process's address space now (VmSize), or None where /proc does not say."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) >> 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def cap_address_space(room_mb: int) -> None:
+    """Let student code add ``room_mb`` of address space to what this worker holds after its imports (0: no cap)."""
+    if room_mb > 0:
+        import resource
+
+        _cap(resource.RLIMIT_AS, (room_mb + (address_space_mb() or ASSUMED_START_MB)) << 20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--submission", required=True)
+    parser.add_argument("--fd-in", type=int, required=True)
+    parser.add_argument("--fd-out", type=int, required=True)
+    parser.add_argument("--uid", type=int, default=-1)
+    parser.add_argument("--gid", type=int, default=-1)
+    parser.add_argument("--memory-mb", type=int, default=0)
+    parser.add_argument("--max-processes", type=int, default=256)
+    parser.add_argument("--max-file-mb", type=int, default=64)
+    parser.add_argument("--cleanup", choices=("namespace", "uid", "descendants"), default="descendants",
+                        help="which leftovers are ours: the PID namespace's, the sandbox uid's, or our descendants")
+    parser.add_argument("--scratch", required=True, help="the one folder student code may write (wiped between submissions)")
+    parser.add_argument("--landlock", action="append", default=None, metavar="PATH",
+                        help="confine each module with Landlock; PATH may be read (repeatable)")
+    parser.add_argument("--seccomp", action="store_true", help="load the syscall filter in each module's child")
+    parser.add_argument("--oom-score-adj", type=int, default=1000)
+    args = parser.parse_args()
+
+    parent = os.getppid()
+    volunteer_for_oom(args.oom_score_adj)
+    if args.uid >= 0:
+        drop_privileges(args.uid, args.gid)
+    _die_with_parent(parent)  # after the uid change, which clears the parent-death signal
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of the module's processes come back to us, not to init
+    # Address space is capped after the imports: what torch takes depends on its build (CPU 0.6 GB, CUDA 3 GB).
+    set_limits(0, args.max_processes, args.max_file_mb, own_uid=args.cleanup != "descendants")
+
+    import cleanup
+    import torch
+    import wire
+
+    torch.set_num_threads(1)
+    if args.seccomp:
+        import pyseccomp  # noqa: F401 - finds and loads libseccomp now: a module's child may not be able to fork ldconfig
+    if args.landlock is not None:
+        import landlockpy  # noqa: F401
+    cap_address_space(args.memory_mb)
+    fd_in, fd_out = args.fd_in, args.fd_out
+    submission = os.path.abspath(args.submission)
+    sys.path.insert(0, submission)
+    os.chdir(submission)
+    server = ModuleServer(submission)
+
+    def serve_module(request: dict, blobs: list, ends: ModuleEnds) -> None:
+        """In the forked child: confine, import the module, then answer calls on the child's own pipes until they close.
+
+        The child never holds the grader's pipes: what student code writes reaches only the first process, which
+        passes on values and errors and nothing else."""
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+        os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
+        _die_with_parent(zygote)
+        for fd in (fd_in, fd_out, ends.parent_req, ends.parent_rep):
+            os.close(fd)
+
+        def send(header: dict, out_blobs: list | None = None) -> None:
+            flush_output()  # what the code printed reaches the grader before the reply does
+            wire.write_message(ends.child_rep, header, out_blobs or [])
+
+        server.handle(request, blobs, send)
+        while True:
+            try:
+                request, blobs = wire.read_message(ends.child_req)
+            except EOFError:
+                os._exit(0)
+            server.handle(request, blobs, send)
+
+    def reply(header: dict, blobs: list | None = None) -> None:
+        wire.write_message(fd_out, dict(header, id=current_id[0]), blobs or [])
+
+    current_id = [None]
+    live: dict = {}  # the module's child: pid, pidfd and the first process's ends of its pipes
+
+    def start_module(request: dict, blobs: list) -> None:
+        """Fork a child for one module and pass on its answer to the import (or the grader's own fault)."""
+        if fault:  # this process could not confine itself: the grader's machine failed, and it is this process that says so
+            reply({"ok": False, "fault": fault})
+            return
+        ends = ModuleEnds.create()
+        interrupted[0] = False
+        pid = _fork()
+        if pid == 0:
+            try:
+                serve_module(request, blobs, ends)
+            finally:
+                os._exit(WORKER_BROKEN)
+        try:
+            os.setpgid(pid, pid)  # also here, so that an interrupt right after the fork finds the group
+        except OSError:
+            pass
+        child[0] = pid
+        for fd in (ends.child_req, ends.child_rep):
+            os.close(fd)
+        live.update(pid=pid, pgid=pid, ends=ends, pidfd=_pidfd(pid))
+        relay_reply()
+
+    def relay_request(request: dict, blobs: list) -> None:
+        try:
+            wire.write_message(live["ends"].parent_req, request, blobs)
+        except OSError:
+            pass  # the child is gone: relay_reply finds out how
+        relay_reply()
+
+    def relay_reply() -> None:
+        """Pass the child's answer on as a value or an error with the grader's id; anything else it says is dropped."""
+        ends, pidfd = live["ends"], live["pidfd"]
+
+        def read_exact(fd: int, n: int) -> bytearray:
+            buffer, got = bytearray(), 0
+            while got < n:
+                if pidfd is not None and not select.select([fd], [], [], 0)[0]:
+                    ready = select.select([fd, pidfd], [], [])[0]
+                    if fd not in ready:
+                        raise EOFError("the module's child ended")
+                if len(buffer) == got:
+                    buffer.extend(bytes(min(n - got, 1 << 20)))
+                got = wire.read_into(fd, buffer, got)
+            return buffer
+
+        try:
+            header, table = wire.read_header(ends.parent_rep, read_exact, MAX_REPLY_BYTES)
+            answer = _answer(header)
+            if answer is None or (table and "value" not in answer):
+                raise wire.WireError("not a value or an error")
+        except (EOFError, OSError):
+            child_gone()
+            return
+        except wire.WireError as exc:  # the module wrote something of its own on its reply pipe: it ends here
+            end_module()
+            reply({"ok": False, "unreadable": str(exc)[:200]})
+            return
+        _write(fd_out, wire.frame(dict(answer, id=current_id[0]), table))
+        for size, _dtype in table:  # streamed: the first process never holds a reply's arrays
+            left = size
+            while left:
+                try:
+                    chunk = read_exact(ends.parent_rep, min(left, 1 << 20))
+                except (EOFError, OSError):
+                    _die_like(_wait_child())  # half a reply went out: the grader reads how the child ended
+                _write(fd_out, chunk)
+                left -= len(chunk)
+
+    def child_gone() -> None:
+        """The child stopped answering: after an interrupt say so, else end this process as the child ended."""
+        status = _wait_child()
+        end_module()
+        if interrupted[0]:
+            _discard_input(fd_in)  # the rest of a request sent only in part
+            current_id[0] = None
+            reply({"ok": True, "interrupted": True})
+        else:
+            _die_like(status)
+
+    def _wait_child() -> int:
+        pid = live.get("pid")
+        if not pid:
+            return 0
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = 0
+        live["pid"] = 0
+        child[0] = 0
+        return status
+
+    def end_module() -> None:
+        """Kill the module's child and everything of the sandbox it left (never asking it), then wipe what it wrote."""
+        if not live:
+            return
+        if live.get("pid"):
+            _wait_child()
+        ends, pidfd, pgid = live["ends"], live["pidfd"], live["pgid"]
+        for fd in (ends.parent_req, ends.parent_rep, *([pidfd] if pidfd is not None else [])):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        live.clear()
+        _kill_leftovers(pgid, args.cleanup)
+        wipe()
+
+    def wipe() -> None:
+        """Nothing of one module reaches the next: no file in scratch or (own uid) in shared folders, no SysV IPC object."""
+        for fd in (1, 2):  # the output pipe is shared with every module's process: a module may have made it non-blocking
+            try:
+                os.set_blocking(fd, True)
+            except OSError:
+                pass
+        cleanup.remove_tree(args.scratch, keep_folder=True)
+        if args.cleanup != "descendants":
+            cleanup.remove_sysv_ipc(os.getuid())
+        if args.cleanup == "uid" and args.landlock is None:  # under Landlock nothing of the sandbox can be there
+            cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
+
+    child, interrupted, zygote = [0], [False], os.getpid()
+
+    def on_interrupt(signum, frame) -> None:
+        interrupted[0] = True
+        if child[0]:
+            try:
+                os.killpg(child[0], signal.SIGKILL)
+            except OSError:
+                try:
+                    os.kill(child[0], signal.SIGKILL)
+                except OSError:
+                    pass
+
+    signal.signal(signal.SIGUSR1, on_interrupt)
+
+    wipe()
+    # Confined once, here: every module's process inherits the layers (a fork per test then costs no filter to build).
+    fault = _confine(args)
+    reply({"ok": True, "ready": True, "pid": os.getpid()})
+    while True:
+        try:
+            request, blobs = wire.read_message(fd_in)
+        except EOFError:
+            os._exit(0)
+        current_id[0] = request.get("id")
+        op = request.get("op")
+        if op == "import":
+            end_module()
+            start_module(request, blobs)
+        elif op == "reset":
+            end_module()
+            reply({"ok": True, "reset": True})
+        elif op == "call" and live:
+            relay_request(request, blobs)
+        elif op == "call":
+            reply({"ok": False, "error": {"type": "ProtocolError", "message": "no module is imported", "traceback": ""}})
+        elif op == "ping":
+            reply({"ok": True})
+        else:
+            reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "traceback": ""}})
+
+
+class ModuleEnds:
+    """The pipes between the first process and one module's child: requests and replies."""
+
+    def __init__(self, fds: list[int]) -> None:
+        self.parent_req, self.child_req, self.child_rep, self.parent_rep = fds
+
+    @classmethod
+    def create(cls) -> ModuleEnds:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        return cls([req_w, req_r, rep_w, rep_r])
+
+
+ANSWER_KEYS = ("ok", "value", "error", "seconds")
+
+
+def _answer(header: dict) -> dict | None:
+    """What the first process passes on from a child's reply: a value or an error, never a fault, reset or id."""
+    if type(header.get("ok")) is not bool:
+        return None
+    answer = {k: header[k] for k in ANSWER_KEYS if k in header}
+    if not answer["ok"]:
+        answer.pop("value", None)
+        error = answer.get("error")
+        if not isinstance(error, dict):
+            return None
+        answer["error"] = {k: str(error.get(k, ""))[:MAX_TEXT] for k in ("type", "message", "traceback")}
+    if "seconds" in answer and type(answer["seconds"]) not in (int, float):
+        answer.pop("seconds")
+    return answer
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        return None  # an older kernel: the reply pipe's end of file is then the only sign of the child's end
+
+
+def _write(fd: int, data) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _confine(args) -> str:
+    """Apply the kernel layers to this process, which every module's process inherits; '' or why they failed (a fault
+    of the grader's machine, never of the student: no student code has run yet)."""
+    import confine
+
+    try:
+        if args.landlock is not None:
+            confine.apply_landlock(args.landlock, [args.scratch])
+        if args.seccomp:
+            confine.apply_seccomp()
+        return ""
+    except confine.ConfineError as exc:
+        return str(exc)[:MAX_TEXT] or "a layer failed"
+
+
+def _tasks_of(uid: int) -> int:
+    """Processes and threads the real uid ``uid`` runs now (what RLIMIT_NPROC counts)."""
+    count = 0
+    for entry in _proc_entries():
+        try:
+            with open(f"/proc/{entry}/status", "rb") as f:
+                fields = dict(line.split(b":", 1) for line in f if b":" in line)
+            if int(fields[b"Uid"].split()[0]) == uid:
+                count += int(fields.get(b"Threads", b"1"))
+        except (OSError, ValueError, KeyError, IndexError):
+            continue
+    return count
+
+
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL this process as soon as ``parent`` dies (so a module that kills the worker stops at once)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(WORKER_BROKEN)
+
+
+def _discard_input(fd: int) -> None:
+    os.set_blocking(fd, False)
+    try:
+        while os.read(fd, 1 << 16):
+            pass
+    except BlockingIOError:
+        pass
+    finally:
+        os.set_blocking(fd, True)
+
+
+def _fork() -> int:
+    # Processes just killed may still count against the process limit until they are reaped.
+    for _ in range(50):
+        try:
+            return os.fork()
+        except BlockingIOError:
+            time.sleep(0.1)
+    return os.fork()
+
+
+def _kill_leftovers(pgid: int, cleanup: str) -> None:
+    """Kill what a module left running and reap it, waiting (up to 5 s) until nothing is left, so the
+    next module starts with a clean slate and its process limit is not spent on zombies."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
+    end = time.monotonic() + 5
+    while True:
+        if cleanup == "descendants":
+            for pid in _children():
+                for kill in (os.killpg, os.kill):
+                    try:
+                        kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+        else:
+            try:
+                os.kill(-1, signal.SIGKILL)  # every process we may signal: the namespace's or the uid's, not us
+            except OSError:
+                pass
+        _reap()
+        if not _others_alive(cleanup) or time.monotonic() > end:
+            return
+        time.sleep(0.01)
+
+
+def _proc_entries() -> list[str]:
+    """Process ids in /proc ([] where there is no /proc: the process group is then all we can end)."""
+    try:
+        return [entry for entry in os.listdir("/proc") if entry.isdigit()]
+    except OSError:
+        return []
+
+
+def _children() -> list[int]:
+    me = str(os.getpid()).encode()
+    found = []
+    for entry in _proc_entries():
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[1] == me:
+                        found.append(int(entry))
+            except (OSError, IndexError):
+                continue
+    return found
+
+
+def _reap() -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _others_alive(cleanup: str) -> bool:
+    if cleanup == "descendants":
+        return bool(_children())
+    me, uid = os.getpid(), os.getuid()
+    for entry in _proc_entries():
+        if int(entry) in (1, me):
+            continue
+        if cleanup == "namespace":
+            return True
+        try:
+            if os.stat(f"/proc/{entry}").st_uid == uid:  # the owner of a process's /proc folder: its effective uid
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _die_like(status: int) -> None:
+    """End this process the way the child ended, so the grader can tell the student how."""
+    flush_output()
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+        os.kill(os.getpid(), sig)
+        time.sleep(1)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""Answering one module's requests: import it, call its functions, send back what they return as plain data.
+
+The one implementation of a module's side of the wire, used by the sandbox worker's module processes
+(``worker.py``), the portable worker (``portable_worker.py``) and the recording of expected values
+(``autograder.staff.recording``, which encodes the reference's outputs as a worker would send them). It runs
+where torch is imported; it is copied into the sandbox box with the worker.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+if __package__:  # autograder.sandbox.worker.serving, in the grader's recording
+    from . import wire
+else:  # serving, beside worker.py in the box
+    import wire
+
+MAX_TEXT, MAX_REPLY_BYTES = wire.MAX_TEXT, wire.MAX_REPLY_BYTES
+
+
+def describe_exception(exc: BaseException, submission: str) -> dict:
+    """The error as the student should see it: type, message, and only their own frames."""
+    tb = traceback.TracebackException.from_exception(exc, limit=50)
+    own = [f for f in tb.stack if f.filename.startswith(submission)]
+    for frame in own:  # the student knows the file by its name, not by where the grader staged it
+        frame.filename = os.path.basename(frame.filename)
+    if getattr(tb, "filename", None) and tb.filename.startswith(submission):  # a SyntaxError's own location
+        tb.filename = os.path.basename(tb.filename)
+    tb.stack = traceback.StackSummary.from_list(own)
+    text = "".join(tb.format())
+    if len(text) > MAX_TEXT:
+        text = text[: MAX_TEXT // 2] + "\n...\n" + text[-MAX_TEXT // 2 :]
+    try:
+        message = str(exc)
+    except BaseException:
+        message = "<unprintable exception>"
+    return {"type": type(exc).__name__, "message": message[:MAX_TEXT], "traceback": text}
+
+
+def folder_name(folder: Any) -> str:
+    """A submission's folder under the bound root: one plain name, or the root itself."""
+    if folder is None:
+        return ""
+    if not isinstance(folder, str) or not folder or folder.startswith(".") or "/" in folder or "\0" in folder:
+        raise ValueError(f"bad submission folder {folder!r}")
+    return folder
+
+
+def check_size(nbytes: int) -> None:
+    """Refuse a reply holding more array bytes than ``MAX_REPLY_BYTES``."""
+    if nbytes > MAX_REPLY_BYTES:
+        raise ValueError(f"it holds {nbytes} bytes of arrays, more than the {MAX_REPLY_BYTES} allowed")
+
+
+def text_of(exc: BaseException) -> str:
+    """``str(exc)``, cut to ``MAX_TEXT``, for an exception whose ``__str__`` may itself raise."""
+    try:
+        return str(exc)[:MAX_TEXT]
+    except BaseException:  # noqa: BLE001
+        return "<unprintable>"
+
+
+def map_leaves(value: Any, fn: Callable[[Any], Any], depth: int = 0) -> Any:
+    """Apply ``fn`` to the leaves of plain containers (lists, tuples, sets, dicts)."""
+    if depth > 16:
+        return value
+    if isinstance(value, list):
+        return [map_leaves(v, fn, depth + 1) for v in value]
+    if isinstance(value, tuple):
+        return tuple(map_leaves(v, fn, depth + 1) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return {map_leaves(v, fn, depth + 1) for v in value}
+    if isinstance(value, dict):
+        return {fn(k): map_leaves(v, fn, depth + 1) for k, v in dict.items(value)}
+    return fn(value)
+
+
+def flush_output() -> None:
+    """Flush Python's streams, so what the code printed reaches the grader before the reply does."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001 - student code may have replaced or closed the stream
+            pass
+
+
+def to_array(v: Any) -> tuple | None:
+    """A returned array (tensor, ndarray, numpy scalar) as (numpy copy, kind); None for anything else."""
+    import numpy as np
+    import torch
+
+    if isinstance(v, torch.Tensor):
+        with torch._C.DisableTorchFunction():  # a tensor subclass of the student's cannot run code here
+            t = torch.Tensor.detach(v).cpu()
+            if t.is_complex():
+                return None
+            check_size(torch.Tensor.numel(t) * torch.Tensor.element_size(t))
+            return torch.Tensor.numpy(t.resolve_conj().resolve_neg()).copy(), "tensor"
+    if isinstance(v, np.ndarray):
+        check_size(np.ndarray.__dict__["nbytes"].__get__(v))
+        return np.array(v, subok=False, copy=True), "ndarray"
+    if isinstance(v, np.generic):
+        return np.asarray(v.item() if isinstance(v, (np.integer, np.bool_)) else v), "scalar"
+    return None
+
+
+def plain(v: Any) -> Any:
+    """Numpy and torch integer scalars become Python ints, so exact answers compare exactly."""
+    import numpy as np
+    import torch
+
+    if isinstance(v, (np.integer, np.bool_)):
+        return v.item()
+    if isinstance(v, torch.Tensor) and v.dim() == 0 and not v.is_floating_point() and not v.is_complex():
+        return v.item()
+    return v
+
+
+def encode_result(value: Any) -> tuple[Any, list]:
+    """A returned value as the wire carries it: (tree, arrays)."""
+    tree, blobs = wire.encode(map_leaves(value, plain), to_array)
+    check_size(sum(b.nbytes for b in blobs))
+    return tree, blobs
+
+
+def argument_makers() -> dict[str, Callable[[Any], Any]]:
+    """How the wire's markers become the objects a student function receives."""
+    import torch
+
+    if __package__:
+        from .callables import build
+    else:
+        from callables import build
+    return {"tensor": lambda a: torch.from_numpy(a.copy()), "generator": lambda seed: torch.Generator().manual_seed(seed),
+            "named": build}
+
+
+Send = Callable[..., None]
+
+
+class ModuleServer:
+    """Imports one student module from ``submission`` and answers the calls into it."""
+
+    def __init__(self, submission: str) -> None:
+        self.submission = submission
+        self.modules: dict[str, Any] = {}
+        self.make = argument_makers()
+
+    def handle(self, request: dict, blobs: list, send: Send) -> None:
+        """Answer one ``import`` or ``call`` request with ``send(header, blobs)``."""
+        op = request.get("op")
+        if op == "import":
+            self._import(request, send)
+        elif op == "call":
+            self._call(request, blobs, send)
+        else:
+            send({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "traceback": ""}})
+
+    def _import(self, request: dict, send: Send) -> None:
+        name = request["module"]
+        folder = os.path.join(self.submission, folder_name(request.get("folder")))
+        sys.path.insert(0, folder)  # this runs in the module's own process, so nothing leaks to the next
+        os.chdir(folder)
+        start = time.perf_counter()
+        try:
+            spec = importlib.util.spec_from_file_location(name, os.path.join(folder, name + ".py"))
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+            self.modules[name] = module
+            send({"ok": True, "seconds": time.perf_counter() - start})
+        except BaseException as exc:  # noqa: BLE001 - a student module may raise anything
+            sys.modules.pop(name, None)
+            send({"ok": False, "error": describe_exception(exc, self.submission)})
+
+    def _call(self, request: dict, blobs: list, send: Send) -> None:
+        module = self.modules.get(request["module"])
+        func = getattr(module, request["func"], None) if module is not None else None
+        if not callable(func):
+            send({"ok": False, "error": {"type": "AttributeError", "traceback": "",
+                  "message": f"module {request['module']} has no function {request['func']}()"}})
+            return
+        call_args, call_kwargs = wire.decode(request["args"], blobs, self.make)
+        start = time.perf_counter()
+        try:
+            result = func(*call_args, **call_kwargs)
+        except BaseException as exc:  # noqa: BLE001
+            send({"ok": False, "error": describe_exception(exc, self.submission)})
+            return
+        seconds = time.perf_counter() - start
+        try:
+            tree, out_blobs = encode_result(result)
+        except BaseException as exc:  # noqa: BLE001 - a hostile return value may raise on inspection
+            send({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
+                  "message": f"the returned value could not be read: {type(exc).__name__}: {text_of(exc)}"}})
+            return
+        send({"ok": True, "value": tree, "seconds": seconds}, out_blobs)

@@ -1,0 +1,173 @@
+"""One call of a student function, compared with the reference's output on the same inputs.
+
+``Call(student.fn, *args, **kwargs)`` runs the student's function in the sandbox once; the
+reference's output was recorded when the zip was built (``expected``), never computed here. On
+a mismatch the message names the call, what was expected, what came back and where they differ,
+plus the hint of any known mistake whose recorded output matches the student's. Nothing here
+imports torch: while ``recording`` runs the tests, ``RECORDER`` computes instead of looking up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import inspect
+from collections.abc import Iterator
+from typing import Any
+
+from ..expected import records
+from ..grading.proxy import StudentFunction
+from ..sandbox.errors import StudentCallError
+from . import checks
+
+_UNSET = object()
+# The recorder (``recording.Recorder``) while the tests run on the reference to record expected values.
+RECORDER: contextvars.ContextVar[Any] = contextvars.ContextVar("expected_value_recorder", default=None)
+_OFFERED: contextvars.ContextVar[list[tuple[str, str]] | None] = contextvars.ContextVar("offered_hints", default=None)
+
+
+@contextlib.contextmanager
+def collecting_mistakes() -> Iterator[list[tuple[str, str]]]:
+    """Collect (mistake name, hint) for every hint offered inside the block (the runner wraps each test in it)."""
+    offered: list[tuple[str, str]] = []
+    token = _OFFERED.set(offered)
+    try:
+        yield offered
+    finally:
+        _OFFERED.reset(token)
+
+
+def mistakes_shown(message: str, offered: list[tuple[str, str]]) -> list[str]:
+    """The offered mistakes whose hint the failure message shows (a test may rewrap a failure or drop it)."""
+    return list(dict.fromkeys(name for name, hint in offered if f"Hint: {hint}" in message))
+
+
+def _short(value: Any) -> str:
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        dtype = str(value.dtype).replace("torch.", "")
+        return f"{dtype}{list(value.shape)}"
+    if isinstance(value, (list, tuple)) and (len(value) > 6 or any(hasattr(v, "shape") for v in value)):
+        return f"<{type(value).__name__} of {len(value)}: {', '.join(_short(v) for v in value[:3])}{', ...' if len(value) > 3 else ''}>"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _signature(module: str, func: str) -> inspect.Signature | None:
+    recorder = RECORDER.get()
+    if recorder is not None and recorder.module == module:
+        return inspect.signature(getattr(recorder.reference, func))
+    try:
+        return records.signature(module, func)
+    except (records.MissingExpected, OSError, ValueError):
+        return None
+
+
+def describe_call(module: str, func: str, args: tuple, kwargs: dict) -> str:
+    """``module.func(Q=float64[3, 2], scale=0.1)``, naming arguments from the reference's signature."""
+    try:
+        signature = _signature(module, func)
+        if signature is None:
+            raise TypeError
+        parts = [f"{k}={_short(v)}" for k, v in signature.bind_partial(*args, **kwargs).arguments.items()]
+    except (TypeError, AttributeError):
+        parts = [_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()]
+    return f"{module}.{func}({', '.join(parts)})"
+
+
+def reference_value(module: str, func: str, args: tuple, kwargs: dict) -> Any:
+    """The reference's ``module.func(*args, **kwargs)``, as recorded when the zip (or the cache) was built."""
+    recorder = RECORDER.get()
+    if recorder is not None:
+        if recorder.module != module:
+            raise ValueError(f"the tests of {recorder.module} may only ask for expected values of {recorder.module}, not {module}")
+        return recorder.expected(func, args, kwargs)
+    return records.reference_output(module, func, args, kwargs)
+
+
+def known_mistake(module: str, name: str) -> str:
+    """The hint line of a known mistake that a test recognised by itself (a statistical law, say), offered like any hint."""
+    recorder = RECORDER.get()
+    hint = recorder.store.hints[name] if recorder is not None and recorder.module == module else records.hint(module, name)
+    offered = _OFFERED.get()
+    if offered is not None:
+        offered.append((name, hint))
+    return f"Hint: {hint}"
+
+
+class Call:
+    """A student call plus everything needed to judge it."""
+
+    def __init__(self, fn: StudentFunction, *args: Any, **kwargs: Any) -> None:
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.module, self.func = fn.module, fn.func
+        self._got: Any = _UNSET
+
+    @property
+    def shown(self) -> str:
+        """How the call reads in a message."""
+        return describe_call(self.module, self.func, self.args, self.kwargs)
+
+    def result(self) -> Any:
+        """The student's value (computed once)."""
+        if self._got is _UNSET:
+            self._got = self.fn(*self.args, **self.kwargs)
+        return self._got
+
+    def reference(self) -> Any:
+        """The reference's value on the same inputs."""
+        return reference_value(self.module, self.func, self.args, self.kwargs)
+
+    def tolerance(self, rtol: float | None) -> checks.Tolerance:
+        return checks.Tolerance(rtol) if rtol is not None else checks.tolerance_for(self.args, self.kwargs)
+
+    def matches(self, expected: Any, rtol: float | None = None, hints: bool = True) -> Any:
+        """Fail unless the student's value matches ``expected``; return the student's value."""
+        got = self.result()
+        if checks.DEFERRED.get():  # issue 18: judged later, once the student's calls are over
+            return got
+        tol = self.tolerance(rtol)
+        diff = checks.difference(got, expected, tol)
+        if diff:
+            lines = [f"Called: {self.shown}", f"Expected: {checks.describe(expected)}", f"Got: {checks.describe(got)}", f"Where: {diff}"]
+            lines += [f"Hint: {h}" for h in (self.hints(got, expected, tol) if hints else [])]
+            raise checks.CheckFailure("\n".join(lines))
+        return got
+
+    def matches_reference(self, rtol: float | None = None, hints: bool = True) -> Any:
+        """Fail unless the student's value matches the reference's on the same inputs."""
+        if checks.DEFERRED.get():  # issue 18: judged later, once the student's calls are over
+            return self.result()
+        self.result()
+        return self.matches(self.reference(), rtol=rtol, hints=hints)
+
+    def hints(self, got: Any, expected_value: Any, tol: checks.Tolerance) -> list[str]:
+        """Hints of the known mistakes whose output here equals the student's (and not the expected value)."""
+        found = self.matching_mistakes(got, expected_value, tol)
+        offered = _OFFERED.get()
+        if offered is not None:
+            offered += found
+        return list(dict.fromkeys(hint for _, hint in found))
+
+    def matching_mistakes(self, got: Any, expected_value: Any, tol: checks.Tolerance) -> list[tuple[str, str]]:
+        """(name, hint) of the known mistakes whose recorded output here equals the student's (and not the expected value)."""
+        if RECORDER.get() is not None:
+            return []
+        try:
+            recorded = records.mistake_outputs(self.module, self.func, self.args, self.kwargs)
+            hints = records.store(self.module).hints
+        except records.MissingExpected:
+            return []
+        return [(name, hints.get(name, "")) for name, out in recorded
+                if checks.difference(got, out, tol) is None and checks.difference(out, expected_value, tol) is not None]
+
+
+def expect_raises(call: Call, exception: str) -> None:
+    """Fail unless the student's function raised ``exception`` (by name) on this call."""
+    try:
+        got = call.result()
+    except StudentCallError as exc:
+        first = str(exc).splitlines()[0]
+        if exc.kind == "raised" and f" raised {exception}:" in first:
+            return
+        checks.fail(f"Called: {call.shown}\nExpected: {exception}\nGot: {first}")
+    checks.fail(f"Called: {call.shown}\nExpected: {exception}\nGot: it returned {checks.describe(got)} instead of raising")

@@ -1,0 +1,242 @@
+"""Comparison helpers shared by every problem, with the messages students read.
+
+Each ``difference_*`` function returns ``None`` when ``got`` is acceptable and otherwise a
+short description of where it differs ("expected shape (3, 2), got (2, 3)"). The
+``expect_*`` functions raise ``CheckFailure`` with that description. Everything runs in
+the grader on plain data that came back through the sandbox (numpy arrays, ints, sets).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..sandbox.worker.wire import Unsupported
+
+REVEAL = contextvars.ContextVar("reveal_expected_values", default=True)
+# Issue 18: set while a test's student calls are recorded (runner.run_tests); checks then judge nothing, so no work that
+# depends on whether an answer is right happens before the student's calls are over.
+DEFERRED = contextvars.ContextVar("checks_deferred", default=False)
+
+
+def revealing() -> bool:
+    """Whether the current test may show expected values in its messages (public tests do, hidden tests do not)."""
+    return REVEAL.get()
+
+
+class CheckFailure(AssertionError):
+    """A check failed; the message is written for the student."""
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Relative tolerance; the absolute floor is ``rtol`` times the largest expected magnitude."""
+
+    rtol: float
+
+    def describe(self) -> str:
+        return f"relative tolerance {self.rtol:g}"
+
+
+# Elements compared at once (temporaries of a few MB however large the arrays).
+CHUNK = 1 << 18
+FLOAT64 = Tolerance(1e-9)
+FLOAT32 = Tolerance(2e-5)
+
+
+def tolerance_for(*inputs: Any) -> Tolerance:
+    """float32 anywhere among the inputs loosens the tolerance to float32's precision."""
+
+    def has_float32(v: Any) -> bool:
+        if hasattr(v, "dtype"):
+            return "float32" in str(v.dtype) or "float16" in str(v.dtype)
+        if isinstance(v, (list, tuple)):
+            return any(has_float32(x) for x in v)
+        if isinstance(v, dict):
+            return any(has_float32(x) for x in v.values())
+        return False
+
+    return FLOAT32 if any(has_float32(v) for v in inputs) else FLOAT64
+
+
+def describe(value: Any) -> str:
+    """A short phrase for a value's kind and size, never its contents."""
+    if value is None:
+        return "None"
+    if isinstance(value, Unsupported):
+        return f"a {value.type_name} object"
+    if isinstance(value, np.ndarray):
+        return f"a {value.dtype.name} array of shape {tuple(value.shape)}"
+    if isinstance(value, bool):
+        return f"bool {value}"
+    if isinstance(value, (int, float)):
+        return f"{type(value).__name__} {value!r}" if REVEAL.get() else f"a {type(value).__name__}"
+    if isinstance(value, (set, frozenset)):
+        return f"a set of {len(value)} items"
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    if isinstance(value, str):
+        return f"the string {value[:40]!r}"
+    return f"a {type(value).__name__}"
+
+
+def _as_array(value: Any) -> np.ndarray | None:
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "detach"):  # a torch tensor on the grader side (reference values)
+        return value.detach().cpu().numpy()
+    return None
+
+
+def _fmt_index(index: tuple) -> str:
+    return "(" + ", ".join(str(int(i)) for i in index) + ("," if len(index) == 1 else "") + ")"
+
+
+def difference_array(got: Any, expected: Any, tol: Tolerance) -> str | None:
+    """Shape, finiteness, then values, compared in float64."""
+    exp = np.asarray(_as_array(expected), dtype=np.float64)
+    arr = _as_array(got)
+    if arr is None:
+        if isinstance(got, (int, float)) and not isinstance(got, bool) and exp.shape == ():
+            arr = np.asarray(got)
+        else:
+            return f"expected a tensor of shape {tuple(exp.shape)}, got {describe(got)}"
+    if arr.dtype.kind not in "fiub":
+        return f"expected a real-valued tensor, got dtype {arr.dtype.name}"
+    if arr.shape != exp.shape:
+        note = " (it looks transposed)" if arr.ndim >= 2 and arr.shape == exp.shape[:-2] + exp.shape[-1:] + exp.shape[-2:-1] else ""
+        return f"expected shape {tuple(exp.shape)}, got {tuple(arr.shape)}{note}"
+    # Compared in chunks of rows: the grader's temporaries stay small next to the arrays (its memory is the student's room).
+    flat_got, flat_exp = arr.reshape(-1), exp.reshape(-1)
+    chunks = [slice(i, i + CHUNK) for i in range(0, flat_exp.size, CHUNK)] or [slice(0, 0)]
+    bad_count, first_bad = 0, None
+    for part in chunks:
+        bad = ~np.isfinite(flat_got[part].astype(np.float64)) & np.isfinite(flat_exp[part])
+        if bad.any():
+            bad_count += int(bad.sum())
+            first_bad = first_bad if first_bad is not None else part.start + int(np.flatnonzero(bad)[0])
+    if bad_count:
+        index = np.unravel_index(first_bad, arr.shape)
+        return f"got a non-finite value ({float(arr[index])}) at index {_fmt_index(index)} where a finite value was expected ({bad_count} such entries)"
+    scale = max((float(np.max(np.abs(flat_exp[part][np.isfinite(flat_exp[part])]), initial=0.0)) for part in chunks), default=0.0)
+    wrong_count, first, worst, worst_err = 0, None, None, -1.0
+    for part in chunks:
+        g, e = flat_got[part].astype(np.float64), flat_exp[part]
+        with np.errstate(invalid="ignore"):
+            err = np.abs(g - e)
+            wrong = ~((err <= tol.rtol * (np.abs(e) + scale)) | (g == e))
+        if wrong.any():
+            wrong_count += int(wrong.sum())
+            first = first if first is not None else part.start + int(np.flatnonzero(wrong)[0])
+            i = int(np.nanargmax(np.where(wrong, err, -1.0)))
+            if err[i] > worst_err:  # the first of the largest errors, as one argmax over the whole array
+                worst, worst_err = part.start + i, float(err[i])
+    if not wrong_count:
+        return None
+    first_i = np.unravel_index(first, arr.shape)
+    worst_i = np.unravel_index(worst, arr.shape)
+    text = f"{wrong_count} of {arr.size} entries differ ({tol.describe()}); first at index {_fmt_index(first_i)}"
+    if REVEAL.get():
+        text += f": expected {exp[first_i]:.10g}, got {float(arr[first_i]):.10g}"
+    return text + f"; largest error {worst_err:.3g} at index {_fmt_index(worst_i)}"
+
+
+def difference_int(got: Any, expected: int) -> str | None:
+    """Exact integers: Python ints or 0-d integer arrays, never floats or bools."""
+    if isinstance(got, np.ndarray) and got.shape == () and got.dtype.kind in "iu":
+        got = int(got)
+    if isinstance(got, bool) or not isinstance(got, int):
+        extra = " (use integer arithmetic such as ** and //, not math.pow or /)" if isinstance(got, float) else ""
+        return f"expected an int, got {describe(got)}{extra}"
+    if got == expected:
+        return None
+    if REVEAL.get():
+        return f"expected {expected}, got {got}"
+    return f"got {got}, which is {'too large' if got > expected else 'too small'}"
+
+
+def difference_set(got: Any, expected: set) -> str | None:
+    """Sets of ints: says how many are missing and how many are extra."""
+    if not isinstance(got, (set, frozenset)):
+        return f"expected a set of ints, got {describe(got)}"
+    bad = [x for x in got if isinstance(x, bool) or not isinstance(x, int)]
+    if bad:
+        return f"expected a set of ints, but it holds {describe(bad[0])}"
+    missing, extra = set(expected) - set(got), set(got) - set(expected)
+    if not missing and not extra:
+        return None
+    parts = []
+    if missing:
+        parts.append(f"{len(missing)} expected position(s) missing" + (f": {sorted(missing)[:10]}" if REVEAL.get() else ""))
+    if extra:
+        parts.append(f"{len(extra)} unexpected position(s)" + (f": {sorted(extra)[:10]}" if REVEAL.get() else ""))
+    return f"got a set of {len(got)}, expected {len(expected)}; " + "; ".join(parts)
+
+
+def difference(got: Any, expected: Any, tol: Tolerance = FLOAT64) -> str | None:
+    """Dispatch on the expected value's kind."""
+    if isinstance(expected, bool):
+        return None if got is expected else f"expected {expected}, got {describe(got)}"
+    if isinstance(expected, int):
+        return difference_int(got, expected)
+    if isinstance(expected, (set, frozenset)):
+        return difference_set(got, set(expected))
+    if isinstance(expected, float):
+        return difference_array(got, np.asarray(expected), tol)
+    if isinstance(expected, dict):
+        if not isinstance(got, dict):
+            return f"expected a dict with keys {sorted(map(str, expected))}, got {describe(got)}"
+        if set(got) != set(expected):
+            return f"expected the keys {sorted(map(str, expected))}, got {sorted(map(str, got))}"
+        for key in expected:
+            diff = difference(got[key], expected[key], tol)
+            if diff:
+                return f"value for key {key!r}: {diff}"
+        return None
+    if isinstance(expected, (tuple, list)):
+        if not isinstance(got, (tuple, list)):
+            return f"expected {len(expected)} values (a tuple), got {describe(got)}"
+        if len(got) != len(expected):
+            return f"expected {len(expected)} values, got {len(got)}"
+        for i, (g, e) in enumerate(zip(got, expected)):
+            diff = difference(g, e, tol)
+            if diff:
+                return f"value {i} of the tuple: {diff}"
+        return None
+    if _as_array(expected) is not None:
+        return difference_array(got, expected, tol)
+    raise TypeError(f"cannot compare with expected value of type {type(expected).__name__}")
+
+
+def fail(message: str, called: str | None = None) -> None:
+    """Raise a ``CheckFailure`` with an optional 'Called:' line first."""
+    if DEFERRED.get():
+        return
+    raise CheckFailure((f"Called: {called}\n" if called else "") + message)
+
+
+def expect_equal(got: Any, expected: Any, tol: Tolerance = FLOAT64, called: str | None = None) -> None:
+    """Raise ``CheckFailure`` unless ``got`` matches ``expected``."""
+    if DEFERRED.get():
+        return
+    diff = difference(got, expected, tol)
+    if diff:
+        fail(diff, called)
+
+
+def expect_true(condition: bool, message: str, called: str | None = None) -> None:
+    """Raise ``CheckFailure`` with ``message`` unless ``condition`` holds."""
+    if not condition:
+        fail(message, called)
+
+
+def expect_between(value: float, low: float, high: float, what: str) -> None:
+    """A statistic within a band, e.g. a sample variance within its sampling spread."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        fail(f"{what}: expected a finite number, got {describe(value)}")
+    if not low <= value <= high:
+        fail(f"{what} is {value:.6g}, outside the accepted range [{low:.6g}, {high:.6g}]")

@@ -1,1 +1,0 @@
-"""Small staff utilities run as ``python -m autograder.tools.<name>``."""

@@ -1,0 +1,48 @@
+"""``emulate``: what it prints for staff, with results and without, and when the machine cannot emulate."""
+
+import argparse
+
+from autograder.commands.staff import emulate
+from autograder.gradescope import container, emulation, layout
+from autograder.model import manifest, paths
+
+MODULES = ["qkv_arithmetic", "receptive_field"]
+
+
+def _run(results, **changes):
+    fields = dict(results=results, wall_seconds=12.3, peak_memory_mb=555.5, cpu_seconds=6.1, throttled_periods=40, oom_kills=0,
+                  leftovers_killed=2, timed_out=False, exit_status=0, stdout="logo\nsandbox: own process group\nworker memory limit 728 MB (x)\n",
+                  caps=container.Caps(0.5, 768), namespaces=False, not_emulated=["the image: setup.sh is not run"])
+    return emulation.Run(**(fields | changes))
+
+
+def test_report_shows_scores_stopped_calls_cost_and_what_was_not_emulated():
+    results = {"score": 11.0, "tests": [
+        {"name": "qkv_arithmetic_public", "score": 1.0, "max_score": 6.0, "output": "x did not finish within the time limit of 5 s and was stopped."},
+        {"name": "qkv_arithmetic_hidden", "score": 0.0, "max_score": 9.0, "output": "y was not run: the calls ..."},
+        {"name": "receptive_field_public", "score": 10.0, "max_score": 10.0, "output": ""}]}
+    text = emulate.report(_run(results), MODULES)
+    for words in ("0.5 CPU, 768 MB; namespaces refused", "  sandbox: own process group", "  worker memory limit 728 MB",
+                  "qkv_arithmetic        1 / 15", "receptive_field      10 / 10", "TOTAL                11",
+                  "calls stopped at their time limit: 1; calls not run (time rules): 1",
+                  "wall time 12.3 s; peak memory 556 MB; CPU time 6.1 s (the quota held it back in 40 periods",
+                  "processes left at the end and killed: 2", "not emulated:\n  - the image: setup.sh is not run"):
+        assert words in text
+    assert "logo" not in text
+
+
+def test_report_without_results_says_what_gradescope_would_do():
+    text = emulate.report(_run(None, timed_out=True, caps=None, peak_memory_mb=None), MODULES)
+    assert "NO RESULTS: the overall timeout was reached (Gradescope would give 0 and show the student nothing)" in text
+    assert "no caps" in text and "peak memory unknown" in text
+
+
+def test_a_machine_that_cannot_lay_out_autograder_gets_the_problem_and_the_fix(monkeypatch, capsys, tmp_path):
+    def refuse(*args, **kwargs):
+        raise layout.LayoutError("laying out /autograder needs write access to / (you are uid 1000); run as root")
+
+    monkeypatch.setattr(emulation, "emulate", refuse)
+    args = argparse.Namespace(submission=str(paths.REFERENCE), zip=str(tmp_path / "a.zip"), no_namespaces=False, no_limits=False)
+    assert emulate.run(args) == 2
+    captured = capsys.readouterr()
+    assert "error: laying out /autograder needs write access" in captured.err and manifest.load().gradescope.describe() in captured.out

@@ -1,0 +1,233 @@
+"""`grade-all` on a Gradescope export, end to end: names in the CSV, the upload CSV, the class summary, a regrade diff.
+
+The export is synthetic (several students, a group, an empty submission, a zip inside a folder, a
+malformed metadata entry, an entry without a folder), zipped as Gradescope gives it, and graded
+through the command line on a one-problem copy of the project (AUTOGRADER_ROOT) to stay quick.
+"""
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from autograder.model import paths
+from autograder.staff import solutions
+from tests.helpers import one_problem_root
+
+MODULE = "qkv_arithmetic"
+CHANGED_TEST = "softmax_attention_worked_example_scaled_down"
+METADATA = """\
+submission_101:
+  :submitters:
+  - :name: Alice Ng
+    :sid: '1001'
+    :email: alice@uni.edu
+  :created_at: 2024-03-01 10:00:00.000000000 -08:00
+  :score: 15.0
+submission_102:
+  :submitters:
+  - :name: Bob "Bobby" Tables, Jr.
+    :sid: 1002
+    :email: bob@uni.edu
+  :score: 9.0
+submission_103:
+  :submitters:
+  - :name: Carol Diaz
+    :sid: '1003'
+    :email: carol@uni.edu
+  - :name: Dan Ek
+    :sid: '1004'
+    :email: dan@uni.edu
+submission_104:
+  :submitters:
+  - :name: Erin Fox
+    :sid: '1005'
+    :email: erin@uni.edu
+submission_105:
+  :submitters: Gus Hale
+submission_106:
+  :submitters:
+  - :name: Ida Jones
+    :sid: '1007'
+    :email: ida@uni.edu
+"""
+GRADED = ["submission_101", "submission_102", "submission_103", "submission_104", "submission_105"]
+
+
+def zipped(files: dict[str, str | bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def write_export(path):
+    mistake = {v.name: v.source() for v in solutions.mistakes(MODULE)}
+    top = "assignment_2417_export/"
+    path.write_bytes(zipped({
+        f"{top}submission_metadata.yml": METADATA,
+        f"{top}submission_101/{MODULE}.py": solutions.reference_path(MODULE).read_text(),
+        f"{top}submission_102/{MODULE}.py": mistake["scale_ignored"],
+        f"{top}submission_103/homework.zip": zipped({f"hw/{MODULE}.py": mistake["causal_mask_keeps_future"], "hw/notes.txt": "x"}),
+        f"{top}submission_104/": "",
+        f"{top}submission_105/{MODULE}.py": mistake["scale_ignored"],
+    }))
+    return path
+
+
+def change_points(root, test, points):
+    """In a project copy: ``test`` of MODULE is worth ``points`` (the problem's and the assignment's totals follow)."""
+    public = root / "assignments" / MODULE / "tests" / "public.py"
+    text = public.read_text()
+    old = f"@test_case(points=1, hidden=False)\ndef test_{test}("
+    assert old in text
+    public.write_text(text.replace(old, f"@test_case(points={points}, hidden=False)\ndef test_{test}("))
+    extra = points - 1
+    for name, key in ((root / "assignments" / MODULE / "problem.yaml", "points"), (root / "assignments" / "assignment.yaml", "total_points")):
+        text = name.read_text()
+        total = int(re.search(rf"^{key}: (\d+)", text, re.MULTILINE).group(1))
+        name.write_text(re.sub(rf"^{key}: \d+", f"{key}: {total + extra}", text, flags=re.MULTILINE))
+
+
+def grade_all(root, *args):
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root))
+    return subprocess.run([sys.executable, "-m", "autograder", "grade-all", *map(str, args)], cwd=paths.PACKAGE_DIR.parent,
+                          env=env, capture_output=True, text=True, timeout=900)
+
+
+def read_csv(path):
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def summary_section(text, title):
+    """The lines of one problem's block in a summary section (after the title and the problem's name)."""
+    return next(part for part in text.split("\n\n") if part.startswith(title)).splitlines()[2:]
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("grade_all_export")
+    root = one_problem_root(tmp, MODULE)
+    export = write_export(tmp / "export.zip")
+    out = tmp / "first" / "grades.csv"
+    proc = grade_all(root, export, "--out", out, "--jobs", "2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return tmp, root, export, out, proc
+
+
+def test_the_csv_has_a_row_per_student_with_names_and_ids(first_run):
+    _, _, _, out, proc = first_run
+    rows = read_csv(out)
+    assert [(r["name"], r["sid"], r["email"], r["submission"]) for r in rows] == [
+        ("Alice Ng", "1001", "alice@uni.edu", "submission_101"),
+        ('Bob "Bobby" Tables, Jr.', "1002", "bob@uni.edu", "submission_102"),
+        ("Carol Diaz", "1003", "carol@uni.edu", "submission_103"),
+        ("Dan Ek", "1004", "dan@uni.edu", "submission_103"),
+        ("Erin Fox", "1005", "erin@uni.edu", "submission_104"),
+        ("", "", "", "submission_105"),
+        ("Ida Jones", "1007", "ida@uni.edu", "submission_106"),
+    ]
+    by_submission = {r["submission"]: r for r in rows}
+    assert by_submission["submission_101"]["total"] == "15" and by_submission["submission_101"]["status"] == "ok"
+    assert rows[2]["total"] == rows[3]["total"] and 0 < float(rows[2]["total"]) < 15  # the group's zip inside its folder was graded
+    assert by_submission["submission_104"]["total"] == "0" and "not found" in by_submission["submission_104"]["status"]
+    assert float(by_submission["submission_105"]["total"]) > 0
+    assert by_submission["submission_105"]["status"].endswith("submission_metadata.yml: entry submission_105: ':submitters:' should be a list")
+    assert by_submission["submission_106"]["total"] == "" and "no folder submission_106/" in by_submission["submission_106"]["status"]
+    for name in GRADED:
+        results = json.loads((out.parent / "results" / f"{name}.json").read_text())
+        assert f"{results['score']:g}" == by_submission[name]["total"]
+    assert "warning: submission_metadata.yml: entry submission_105: ':submitters:' should be a list" in proc.stderr
+    assert "warning: submission_metadata.yml lists submission_106 but the export has no folder submission_106/" in proc.stderr
+    progress = [line for line in proc.stderr.splitlines() if line.startswith("[")]
+    assert progress and progress[-1].startswith("[5/5]") and not any("submission_" in line for line in progress)
+
+
+def test_the_upload_csv_is_well_formed(first_run):
+    _, _, _, out, proc = first_run
+    text = (out.parent / "gradescope_upload.csv").read_text()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["Name", "SID", "Email", "Total Score"] and all(len(r) == 4 for r in rows)
+    totals = {(r["name"], r["email"]): r["total"] for r in read_csv(out)}
+    assert [(name, sid, email) for name, sid, email, _ in rows[1:]] == [
+        ("Alice Ng", "1001", "alice@uni.edu"), ('Bob "Bobby" Tables, Jr.', "1002", "bob@uni.edu"), ("Carol Diaz", "1003", "carol@uni.edu"),
+        ("Dan Ek", "1004", "dan@uni.edu"), ("Erin Fox", "1005", "erin@uni.edu")]
+    assert all(score == totals[name, email] for name, _, email, score in rows[1:])
+    assert "left out 2:" in proc.stdout and "submission_105: its submitters are unknown" in proc.stdout
+    assert "submission_106: not graded" in proc.stdout
+
+
+def test_the_summary_counts_what_the_results_say(first_run):
+    _, _, _, out, _ = first_run
+    results = [json.loads((out.parent / "results" / f"{name}.json").read_text()) for name in GRADED]
+    tests = [t for r in results for t in r["tests"] if t["max_score"] > 0]
+    passed = {t["name"].split(": ", 1)[1]: (sum(u["status"] == "passed" for u in tests if u["name"] == t["name"]),
+                                           sum(u["name"] == t["name"] for u in tests)) for t in tests}
+    hints = {v.name: f"Hint: {v.hint}" for v in solutions.mistakes(MODULE)}
+    matched = {name: sum(any(hint in t["output"] for t in r["tests"]) for r in results) for name, hint in hints.items()}
+    matched = {name: n for name, n in matched.items() if n}
+    assert matched == {"scale_ignored": 2, "causal_mask_keeps_future": 1}
+
+    text = (out.parent / "summary.txt").read_text()
+    shown_rates = {}
+    for line in summary_section(text, "Tests passed"):
+        share, count, test, _ = line.split(maxsplit=3)
+        shown_rates[test] = tuple(int(x) for x in count.split("/"))
+    assert shown_rates == passed
+    shown_mistakes = {line.split()[1].rstrip(":"): int(line.split()[0]) for line in summary_section(text, "Known mistakes")}
+    assert shown_mistakes == matched
+    page = (out.parent / "summary.html").read_text()
+    assert all(f"<code>{name}</code>" in page for name in matched) and "Alice" not in page.split("Slowest to grade")[0]
+
+
+def test_a_rerun_resumes_and_a_regrade_lists_exactly_the_students_a_changed_test_moved(first_run, tmp_path):
+    tmp, root, export, out, _ = first_run
+    again = grade_all(root, export, "--out", out)
+    assert again.returncode == 0 and "graded 0 now, 5 from earlier runs" in again.stdout, again.stdout + again.stderr
+
+    records = {name: json.loads((out.parent / "records" / f"{name}.json").read_text()) for name in GRADED}
+    moved = {name for name, record in records.items()
+             if any(t["name"] == CHANGED_TEST and t["passed"] for p in record["problems"] for t in p["tests"])}
+    assert moved and moved != set(GRADED)
+
+    changed_root = one_problem_root(tmp_path, MODULE, name="changed")
+    change_points(changed_root, CHANGED_TEST, 3)
+    regraded = tmp_path / "regrade" / "grades.csv"
+    proc = grade_all(changed_root, export, "--out", regraded, "--against", out.parent)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    diff = (regraded.parent / "regrade.txt").read_text()
+    assert diff.strip() in proc.stdout
+    lines = diff.splitlines()
+    assert lines[0] == f"Regrade against {out.parent}: {len(moved)} of 5 submissions changed score."
+    listed = dict(re.findall(r"(submission_\d+)\]?: \S+ -> \S+ \(([+-][\d.]+)\)$", diff, re.MULTILINE))
+    assert set(listed) == moved and set(listed.values()) == {"+2"}
+    assert diff.count(f"    {MODULE}: {CHANGED_TEST}: 1/1 -> 3/3") == len(moved)
+    students = {"submission_101": ["Alice Ng"], "submission_102": ["Bob"], "submission_103": ["Carol Diaz", "Dan Ek"], "submission_104": ["Erin Fox"]}
+    for name, people in students.items():
+        assert all((person in diff) == (name in moved) for person in people), name
+    same = re.search(r"^Same total, but some test.s points or maximum changed: (.*)$", diff, re.MULTILINE)
+    assert same is None or not set(same.group(1).split(", ")) & moved
+
+
+def test_bad_arguments_are_explained_before_any_grading(tmp_path):
+    root = one_problem_root(tmp_path, MODULE)
+    (tmp_path / "empty_run").mkdir()
+    proc = grade_all(root, tmp_path, "--out", tmp_path / "o" / "grades.csv", "--against", tmp_path / "empty_run")
+    assert proc.returncode == 2 and "no score records in" in proc.stderr and "earlier grade-all run" in proc.stderr
+    assert not (tmp_path / "o").exists()
+    proc = grade_all(root, tmp_path / "nowhere", "--out", tmp_path / "o" / "grades.csv")
+    assert proc.returncode == 2 and "nowhere does not exist" in proc.stderr
+    (tmp_path / "subs.zip").write_bytes(zipped({"alice/qkv_arithmetic.py": ""}))
+    proc = grade_all(root, tmp_path / "subs.zip", "--out", tmp_path / "o" / "grades.csv")
+    assert proc.returncode == 2 and "subs.zip holds no submission_metadata.yml" in proc.stderr
+    (tmp_path / "o" / "records").mkdir(parents=True)
+    (tmp_path / "o" / "records" / "x.json").write_text("{}")
+    proc = grade_all(root, tmp_path, "--out", tmp_path / "o" / "grades.csv", "--against", tmp_path / "o")
+    assert proc.returncode == 2 and "is where this run writes" in proc.stderr

@@ -1,0 +1,54 @@
+"""`validate`: one table per problem, exit 0 when every variant gets what it should, 1 on any MISS."""
+
+import os
+import subprocess
+import sys
+
+from autograder.model import paths
+from tests.helpers import one_problem_root
+
+
+def run_validate(*args, root=None):
+    env = dict(os.environ)
+    env.pop("AUTOGRADER_ROOT", None)
+    if root is not None:
+        env["AUTOGRADER_ROOT"] = str(root)
+    return subprocess.run([sys.executable, "-m", "autograder", "validate", *args], cwd=paths.PACKAGE_DIR.parent,
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_validate_one_problem_prints_its_table_and_passes():
+    proc = run_validate("-p", "qkv_arithmetic")
+    out = proc.stdout
+    assert "qkv_arithmetic" in out and "variant" in out and "expectation" in out
+    for label in ("reference", "stub", "mistake:", "fair:", "only-there:", "template"):
+        assert label in out, label
+    rows = [line for line in out.splitlines() if line.rstrip().endswith(("OK", "MISS"))]
+    assert len(rows) >= 5 and all(line.rstrip().endswith("OK") for line in rows), out
+    assert any(line.startswith("only-there:") and "others full" in line for line in rows), out
+    assert proc.returncode == 0, out + proc.stderr
+
+
+def test_a_mistake_that_keeps_full_marks_is_a_miss(tmp_path):
+    root = one_problem_root(tmp_path, "qkv_arithmetic")
+    (root / "assignments" / "qkv_arithmetic" / "mistakes" / "planted_no_change.py").write_text('HINT = "planted: changes nothing"\n')
+    proc = run_validate("-p", "qkv_arithmetic", root=root)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    planted = [line for line in proc.stdout.splitlines() if line.startswith("mistake:planted_no_change")]
+    assert planted and planted[0].rstrip().endswith("MISS") and "15/15" in planted[0], proc.stdout
+
+
+def test_a_drifted_template_is_a_miss(tmp_path):
+    root = one_problem_root(tmp_path, "qkv_arithmetic")
+    stub = root / "student_template" / "qkv_arithmetic.py"
+    stub.write_text(stub.read_text() + "\n# edited by hand\n")
+    for extra in (root / "assignments" / "qkv_arithmetic").glob("mistakes/*.py"):
+        extra.unlink()  # fewer variants: faster, and the template row is what this test is about
+    proc = run_validate("-p", "qkv_arithmetic", root=root)
+    assert proc.returncode == 1
+    assert any(line.startswith("template") and "differs" in line and line.rstrip().endswith("MISS") for line in proc.stdout.splitlines()), proc.stdout
+
+
+def test_unknown_problem_is_refused():
+    proc = run_validate("-p", "nonsense")
+    assert proc.returncode == 2 and "unknown problem" in proc.stderr

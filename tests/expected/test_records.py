@@ -1,0 +1,111 @@
+"""Recorded expected values: found exactly, or closely; the recorder's outputs and hints; the cache's fingerprint."""
+
+import numpy as np
+import pytest
+
+from autograder.expected import records
+from autograder.expected.store import KEEP_INPUT_ELEMENTS, Entry, Store, encode_inputs, exact_key
+from autograder.model import paths
+from autograder.sandbox import codec
+from autograder.sandbox.worker import wire
+from autograder.testkit.inputs import tensor
+
+
+def entry(func, args, kwargs, output, public=True, mistakes=None):
+    return Entry(func, encode_inputs(args, kwargs), public, wire.encode(output, codec.to_array),
+                 {k: wire.encode(v, codec.to_array) for k, v in (mistakes or {}).items()})
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    """A store of two calls of ``demo.f``, saved and read back from its files as the zip carries them."""
+    x = tensor(np.arange(6, dtype=np.float64).reshape(2, 3) / 7)
+    made = Store("demo", hints={"halved": "you halved it"}, signatures={"f": [["x", "POSITIONAL_OR_KEYWORD", False], ["scale", "POSITIONAL_OR_KEYWORD", True]]})
+    for args, kwargs, out, mistakes in [((x,), {"scale": 0.5}, np.asarray(x) * 0.5, {"halved": np.asarray(x) * 0.25}), ((x, 3), {}, float(x.sum() * 3), {})]:
+        e = entry("f", args, kwargs, out, mistakes=mistakes)
+        made.entries[exact_key("f", *e.inputs)] = e
+    folder = tmp_path / "assignments" / records.SHIPPED_NAME
+    made.save(folder)
+    monkeypatch.setattr(paths, "ASSIGNMENTS", tmp_path / "assignments")
+    records._loaded.cache_clear()
+    yield x
+    records._loaded.cache_clear()
+
+
+def test_the_same_call_finds_its_output(store):
+    got = records.reference_output("demo", "f", (store.copy(),), {"scale": 0.5})
+    assert isinstance(got, np.ndarray) and np.array_equal(got, np.asarray(store) * 0.5)
+    assert records.reference_output("demo", "f", (store, 3), {}) == pytest.approx(float(store.sum() * 3))
+    # by a dictionary lookup, not a scan of every recorded call
+    assert exact_key("f", *encode_inputs((store,), {"scale": 0.5})) in records.store("demo").entries
+
+
+def test_inputs_off_in_the_last_bits_still_find_it(store):
+    nudged = tensor(np.nextafter(np.asarray(store), 10.0))
+    assert np.array_equal(records.reference_output("demo", "f", (nudged,), {"scale": 0.5}), np.asarray(store) * 0.5)
+
+
+def test_other_inputs_are_not_found_and_that_is_the_graders_fault(store):
+    from autograder.sandbox.session import SandboxFault
+
+    with pytest.raises(SandboxFault, match="no expected value is recorded for demo.f"):
+        records.reference_output("demo", "f", (store + 1,), {"scale": 0.5})
+    with pytest.raises(records.MissingExpected):
+        records.reference_output("demo", "f", (store,), {"scale": 0.25})
+    # a plain array is not a tensor: the student would receive something else
+    with pytest.raises(records.MissingExpected):
+        records.reference_output("demo", "f", (np.asarray(store),), {"scale": 0.5})
+
+
+def test_mistake_outputs_hints_and_signature(store):
+    [(name, out)] = records.mistake_outputs("demo", "f", (store,), {"scale": 0.5})
+    assert name == "halved" and np.array_equal(out, np.asarray(store) * 0.25)
+    assert records.hint("demo", "halved") == "you halved it"
+    assert str(records.signature("demo", "f")) == "(x, scale=None)"
+
+
+def test_large_inputs_are_found_by_their_digest_only(tmp_path):
+    big = tensor(np.linspace(0, 1, KEEP_INPUT_ELEMENTS + 1))
+    made = Store("big")
+    e = entry("g", (big,), {}, 1.0)
+    made.entries[exact_key("g", *e.inputs)] = e
+    made.save(tmp_path)
+    loaded = Store.load(tmp_path, "big")
+    assert loaded.find("g", (big,), {}) is not None
+    assert loaded.find("g", (tensor(np.nextafter(np.asarray(big), 2.0)),), {}) is None
+    assert (tmp_path / "big.npz").stat().st_size < big.nbytes // 2
+
+
+def test_public_only_leaves_hidden_calls_out(tmp_path):
+    made = Store("demo")
+    for i, public in enumerate((True, False)):
+        e = entry("f", (i,), {}, float(i), public=public)
+        made.entries[exact_key("f", *e.inputs)] = e
+    made.save(tmp_path, public_only=True)
+    assert [e.public for e in Store.load(tmp_path, "demo").entries.values()] == [True]
+
+
+def test_fingerprint_follows_reference_tests_and_mistakes(tmp_path, monkeypatch):
+    import shutil
+
+    module = "qkv_arithmetic"
+    root = tmp_path / "root"
+    shutil.copytree(paths.ROOT / "assignments", root / "assignments")
+    shutil.copytree(paths.ROOT / "reference", root / "reference")
+    monkeypatch.setattr(paths, "ROOT", root)
+    monkeypatch.setattr(paths, "ASSIGNMENTS", root / "assignments")
+    monkeypatch.setattr(paths, "REFERENCE", root / "reference")
+    monkeypatch.setattr(paths, "ASSIGNMENT_MANIFEST", root / "assignments" / "assignment.yaml")
+    seen = {records.fingerprint(module)}
+    for path in (root / "reference" / f"{module}.py", root / "assignments" / module / "tests" / "hidden.py",
+                 next((root / "assignments" / module / "mistakes").glob("*.py"))):
+        path.write_text(path.read_text() + "\n# changed\n")
+        seen.add(records.fingerprint(module))
+    (root / "assignments" / module / "README.md").write_text("statement only")
+    seen.add(records.fingerprint(module))
+    yaml_path = root / "assignments" / module / "problem.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace("call_seconds: 5", "call_seconds: 1"))
+    seen.add(records.fingerprint(module))
+    assert len(seen) == 4  # neither the statement nor a time limit changes what is recorded
+    yaml_path.write_text(yaml_path.read_text().replace("hidden: [tests/hidden.py]", "hidden: []"))
+    assert records.fingerprint(module) not in seen  # the tests that run do

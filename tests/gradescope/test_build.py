@@ -1,0 +1,101 @@
+"""The Gradescope zip: built with otter generate, and `otter run` scores like `grade`."""
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from autograder.gradescope import build
+from autograder.model import manifest, paths
+from autograder.staff import templating
+from tests.helpers import problem_totals, reference_submission, run_grade, zip_folder
+
+pytest.importorskip("otter", reason="otter-grader is a staff dependency (requirements-dev.txt)")
+
+
+@pytest.fixture(scope="module")
+def autograder_zip(tmp_path_factory):
+    out = tmp_path_factory.mktemp("dist") / "autograder.zip"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "build", "--out", str(out)], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    settings = manifest.load().gradescope
+    assert settings.describe() in proc.stdout and f"wrote {out}" in proc.stdout  # staff read the settings next to the path
+    return out
+
+
+def otter_run(autograder_zip, submission_zip, out_dir):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip), "-o", str(out_dir), str(submission_zip)],
+                          cwd=out_dir, capture_output=True, text=True, timeout=900)
+    assert (out_dir / "results.json").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads((out_dir / "results.json").read_text())
+
+
+def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
+    names = zipfile.ZipFile(autograder_zip).namelist()
+    for problem in manifest.load().problems:
+        for path, _ in problem.test_files(include_hidden=True):
+            assert f"tests/{problem.module}_{path.stem}.py" in names
+    assert "files/grade_submission.ipynb" in names and "files/.OTTER_LOG" in names
+    assert "files/_autograder_harness/autograder/otter_bridge.py" in names
+    assert "bubblewrap" in zipfile.ZipFile(autograder_zip).read("setup.sh").decode()
+    assert {"setup.sh", "run_autograder", "environment.yml", "requirements.txt", "constraints.txt"} <= set(names)
+    assert zipfile.ZipFile(autograder_zip).read("run_autograder").decode() == build.image_files(manifest.load())["run_autograder"]
+    assert "prepare_run" in zipfile.ZipFile(autograder_zip).read("run_otter.py").decode()
+
+
+def test_zip_carries_recorded_values_and_no_solution_source(autograder_zip, assignment):
+    names = zipfile.ZipFile(autograder_zip).namelist()
+    parts = {p for n in names for p in n.split("/")}
+    assert not parts & {"reference", "mistakes", "fair", "recording.py"}, sorted(parts & {"reference", "mistakes", "fair", "recording.py"})
+    harness = "files/_autograder_harness/"
+    for module in assignment.modules:
+        assert f"{harness}assignments/expected/{module}.json" in names and f"{harness}assignments/expected/{module}.npz" in names
+        assert f"{harness}assignments/{module}/tests/hidden.py" in names
+    # No file of the zip holds a solution line of the reference (the recorded values are data, not code).
+    with zipfile.ZipFile(autograder_zip) as zf:
+        texts = {n: zf.read(n).decode("utf-8", "replace") for n in names if n.endswith((".py", ".json", ".ipynb", ".yaml", ".md"))}
+    for module in assignment.modules:
+        secret = {line.strip() for line in templating.solution_lines((paths.REFERENCE / f"{module}.py").read_text())
+                  if len(line.strip()) > 20}
+        leaks = [(n, line.strip()) for n, t in texts.items() for line in t.splitlines() if line.strip() in secret]
+        assert not leaks, leaks[:5]
+
+
+def _one_wrong_function(tmp_path):
+    wrong = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + "\n\ndef attention_scores(Q, K, scale=1.0):\n    return Q @ K.mT\n"
+    return reference_submission(tmp_path / "partial", replace={"qkv_arithmetic": wrong})
+
+
+@pytest.mark.parametrize("which", ["reference", "stub", "partly_wrong"])
+def test_otter_run_scores_equal_grade(autograder_zip, tmp_path, which):
+    folder = {"reference": lambda: reference_submission(tmp_path / "ref"),
+              "stub": lambda: shutil.copytree(paths.TEMPLATES, tmp_path / "stub"),
+              "partly_wrong": lambda: _one_wrong_function(tmp_path)}[which]()
+    submission_zip = zip_folder(folder, tmp_path / "submission.zip")
+    otter_results = otter_run(autograder_zip, submission_zip, tmp_path / "otter")
+    _, ours = run_grade(submission_zip, tmp_path / "ours" / "results.json")
+    assert problem_totals(otter_results) == problem_totals(ours)
+    assert otter_results["score"] == ours["score"]
+    expected = {"reference": manifest.load().total_points, "stub": 0}.get(which)
+    if expected is not None:
+        assert ours["score"] == expected
+
+
+def test_submitted_otter_log_is_never_unpickled(autograder_zip, tmp_path):
+    marker = tmp_path / "unpickled-marker"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    import pickle
+
+    folder = reference_submission(tmp_path / "sub")
+    (folder / ".OTTER_LOG").write_bytes(pickle.dumps(Payload()))
+    otter_results = otter_run(autograder_zip, zip_folder(folder, tmp_path / "s.zip"), tmp_path / "otter")
+    assert not marker.exists()
+    assert otter_results["score"] == manifest.load().total_points

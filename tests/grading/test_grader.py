@@ -1,0 +1,44 @@
+"""grade(): tests loaded once can grade many submissions, with the same scores as a fresh load each time."""
+
+import subprocess
+import sys
+
+from autograder.grading import grader
+from autograder.model import paths
+from tests.helpers import reference_submission
+
+MODULES = ["qkv_arithmetic", "random_features"]
+
+
+def totals(report):
+    return {p.module: (p.points, [t.passed for t in p.tests]) for p in report.problems}
+
+
+def test_given_tests_are_the_ones_run(assignment, tmp_path):
+    loaded = grader.load_all_tests(assignment)
+    only_first = {m: specs[:1] for m, specs in loaded.items()}
+    report = grader.grade(paths.REFERENCE, assignment, modules=["qkv_arithmetic"], tests=only_first)
+    (problem,) = report.problems
+    assert [t.name for t in problem.tests] == [loaded["qkv_arithmetic"][0].name]
+
+
+def test_tests_loaded_once_grade_like_fresh_loads(assignment, tmp_path):
+    wrong_source = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + "\n\ndef attention_scores(Q, K, scale=1.0):\n    return Q @ K.mT\n"
+    wrong = reference_submission(tmp_path / "wrong", replace={"qkv_arithmetic": wrong_source,
+                                                              "random_features": "def approximation_error(*a, **k):\n    return 0.5\n"})
+    loaded = grader.load_all_tests(assignment)
+    shared = [grader.grade(sub, assignment, modules=MODULES, tests=loaded) for sub in (paths.REFERENCE, wrong, paths.REFERENCE)]
+    fresh = [grader.grade(sub, assignment, modules=MODULES) for sub in (paths.REFERENCE, wrong)]
+    assert totals(shared[0]) == totals(fresh[0]) == totals(shared[2])
+    assert totals(shared[1]) == totals(fresh[1])
+    assert shared[1].points < shared[0].points
+
+
+def test_the_grading_process_never_imports_torch(tmp_path):
+    # Grading looks expected values up (recorded at build); only the sandboxed worker imports torch.
+    script = ("import sys; from autograder.grading import grader; from autograder.model import manifest, paths; "
+              "r = grader.grade(paths.REFERENCE, manifest.load(), modules=['qkv_arithmetic', 'causal_linear_attention']); "
+              "print(sum(p.points for p in r.problems), sum(p.max_points for p in r.problems), 'torch' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["40.0", "40.0", "False"], proc.stdout

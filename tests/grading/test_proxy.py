@@ -1,0 +1,122 @@
+"""Student calls are recorded with every check deferred, then judged: nothing the grader judges reaches student code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.grading import runner
+from autograder.grading.proxy import StudentModule
+from autograder.sandbox.session import StudentCallError
+from autograder.testkit import checks
+
+
+class FakeSession:
+    """Stands in for a worker session: counts fresh processes and answers ``f(x)`` with ``x + 1`` (or a wrong value)."""
+
+    def __init__(self, events: list, wrong: bool = False) -> None:
+        self.events, self.wrong, self.processes = events, wrong, 0
+
+    def fresh(self, module: str) -> None:
+        self.processes += 1
+        self.events.append(("fresh",))
+
+    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str):
+        self.events.append(("call", args[0]))
+        if args[0] < 0:
+            raise StudentCallError(f"{shown} raised ValueError: negative", "raised")
+        return args[0] + (2 if self.wrong else 1)
+
+
+def _spec(name: str, func) -> runner.TestSpec:
+    return runner.TestSpec(Path("t.py"), name, 1.0, True, func)
+
+
+@pytest.fixture
+def judged(monkeypatch):
+    events: list = []
+    real = checks.difference
+
+    def difference(got, expected, tol=checks.FLOAT64):
+        events.append(("judge", got))
+        return real(got, expected, tol)
+
+    monkeypatch.setattr(checks, "difference", difference)
+    return events
+
+
+def _run(events: list, wrong: bool, tests: dict):
+    session = FakeSession(events, wrong)
+    env = {"m": StudentModule(session, "m", 1.0)}
+    specs = [_spec(name, func) for name, func in tests.items()]
+    return session, runner.run_tests(specs, env, "m", fresh=lambda: session.fresh("m"))
+
+
+def test_every_student_call_comes_before_any_judgement(judged) -> None:
+    def one(m):
+        checks.expect_equal(m.f(1), 2)
+
+    def two(m):
+        checks.expect_equal(m.f(2), 3)
+        checks.expect_equal(m.f(3), 4)
+
+    session, results = _run(judged, wrong=True, tests={"one": one, "two": two})
+    kinds = [e[0] for e in judged]
+    assert [r.passed for r in results] == [False, False]
+    assert kinds.index("judge") > max(i for i, k in enumerate(kinds) if k == "call"), judged
+    assert [e for e in judged if e[0] == "call"] == [("call", 1), ("call", 2), ("call", 3)]  # recorded once, replayed
+    assert session.processes == 3  # a fresh process before each test, and one more before judging starts
+
+
+def test_a_call_the_recording_pass_did_not_reach_runs_live_in_a_fresh_process(judged) -> None:
+    def stops_early(m):
+        try:
+            checks.expect_equal(m.f(1), 2)
+        except checks.CheckFailure:  # only once judged: the recording pass never gets here
+            assert m.f(10) == 11, "second call"
+
+    session, (result,) = _run(judged, wrong=True, tests={"stops_early": stops_early})
+    assert [e for e in judged if e[0] == "call"] == [("call", 1), ("call", 10)]
+    assert judged.index(("call", 10)) > judged.index(("call", 1)) and judged[judged.index(("call", 10)) - 1] == ("fresh",)
+    assert not result.passed and "second call" in result.message
+
+
+def test_errors_are_replayed_as_they_were_raised(judged) -> None:
+    def raises(m):
+        m.f(-1)
+
+    _, (result,) = _run(judged, wrong=False, tests={"raises": raises})
+    assert not result.passed and "raised ValueError: negative" in result.message
+    assert [e for e in judged if e[0] == "call"] == [("call", -1)]
+
+
+def test_the_judged_value_is_the_one_that_came_back_even_if_the_test_changed_it(judged) -> None:
+    import numpy as np
+
+    class ArraySession(FakeSession):
+        def call(self, module, func, args, kwargs, seconds, shown):
+            self.events.append(("call", 0))
+            return np.arange(3.0)
+
+    def mutates(m):
+        got = m.f(0)
+        checks.expect_equal(got, np.arange(3.0))
+        got += 100  # in place: must not change what the judging pass sees
+
+    session = ArraySession(judged)
+    (result,) = runner.run_tests([_spec("mutates", mutates)], {"m": StudentModule(session, "m", 1.0)}, "m", fresh=lambda: None)
+    assert result.passed, result.message
+
+
+def test_tests_run_by_someone_else_get_a_fresh_process_per_test_function() -> None:
+    """On otter's path (no tape), the calling test function tells where a test starts."""
+    events: list = []
+    session = FakeSession(events)
+    m = StudentModule(session, "m", 1.0)
+    namespace = {"OK_FORMAT": False, "m": m}
+    exec("def test_a():\n    m.f(1)\n    m.f(2)\n\ndef test_b():\n    m.f(3)\n", namespace)  # noqa: S102 - as otter runs a test file
+    namespace["test_a"]()
+    namespace["test_b"]()
+    namespace["test_a"]()
+    assert [e[0] for e in events] == ["call", "call", "fresh", "call", "fresh", "call", "call"]

@@ -1,0 +1,76 @@
+"""`run_test` records, on a failed test, the known mistakes whose hints its message shows."""
+
+from pathlib import Path
+
+import pytest
+
+from autograder.expected import records
+from autograder.expected.store import decode
+from autograder.grading import runner
+from autograder.staff import recording, solutions
+from autograder.testkit.calls import Call
+from autograder.testkit.checks import CheckFailure
+from autograder.testkit.inputs import randn
+
+Q, K = randn(3, 2, seed=1), randn(4, 2, seed=2)
+
+
+@pytest.fixture(autouse=True)
+def recorded(monkeypatch):
+    """The expected values of this file's call, recorded here as ``build`` records them (reference and mistakes)."""
+    recorder = recording.Recorder("qkv_arithmetic")
+    recorder.expected("attention_scores", (Q, K), {"scale": 0.5})
+    recorder.student("attention_scores", (Q, K), {"scale": 0.5})
+    monkeypatch.setitem(records._OVERRIDE, "qkv_arithmetic", recorder.store)
+
+
+class Answers:
+    """A stand-in for a student's function that returns what a given implementation returns."""
+
+    module, func = "qkv_arithmetic", "attention_scores"
+
+    def __init__(self, impl):
+        self.impl = impl
+
+    def __call__(self, *args, **kwargs):
+        return decode(recording._run(self.impl, args, kwargs))
+
+
+def mistake(name):
+    return next(v for v in solutions.mistakes("qkv_arithmetic") if v.name == name)
+
+
+def spec(func):
+    return runner.TestSpec(Path("t.py"), "t", 1.0, False, func)
+
+
+def scale_ignored():
+    return Answers(mistake("scale_ignored").load().attention_scores)
+
+
+def test_a_failure_with_a_hint_records_that_mistake():
+    result = runner.run_test(spec(lambda: Call(scale_ignored(), Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic")
+    assert not result.passed and f"Hint: {mistake('scale_ignored').hint}" in result.message
+    assert result.mistakes == ["scale_ignored"]
+
+
+def test_a_hint_the_final_message_drops_is_not_recorded():
+    def rewrapped():
+        try:
+            Call(scale_ignored(), Q, K, scale=0.5).matches_reference()
+        except CheckFailure:
+            raise CheckFailure("the scores are wrong") from None
+
+    result = runner.run_test(spec(rewrapped), {}, "qkv_arithmetic")
+    assert not result.passed and result.mistakes == []
+
+
+def test_a_passing_test_records_nothing_even_after_a_hint_was_offered():
+    def recovers():
+        call = Call(scale_ignored(), Q, K, scale=0.5)
+        assert call.hints(call.result(), call.reference(), call.tolerance(None)) == [mistake("scale_ignored").hint]
+
+    result = runner.run_test(spec(recovers), {}, "qkv_arithmetic")
+    assert result.passed and result.mistakes == []
+    reference = Answers(solutions.reference("qkv_arithmetic").attention_scores)
+    assert runner.run_test(spec(lambda: Call(reference, Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic").mistakes == []

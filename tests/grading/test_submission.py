@@ -1,0 +1,101 @@
+"""`submission.locate` on the shapes a Gradescope export adds: a folder inside a zip, a zip inside a folder or a zip."""
+
+import io
+import os
+import stat
+import zipfile
+
+import pytest
+
+from autograder.grading import submission
+
+MODULES = ["qkv_arithmetic", "complexity"]
+SOURCES = {f"{m}.py": f"# {m}\n".encode() for m in MODULES}
+
+
+def zip_bytes(files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_a_zip_inside_a_folder_is_read_through_the_module_cap(tmp_path):
+    folder = tmp_path / "submission_1"
+    folder.mkdir()
+    big = b"#" * (submission.MAX_MODULE_BYTES + 1)
+    (folder / "hw.zip").write_bytes(zip_bytes({"hw/qkv_arithmetic.py": SOURCES["qkv_arithmetic.py"], "hw/complexity.py": big, "hw/notes.txt": b"x"}))
+    located = submission.locate(folder, MODULES)
+    assert located.sources == {"qkv_arithmetic": SOURCES["qkv_arithmetic.py"]}
+    assert "complexity.py could not be read: it unpacks to" in located.problems["complexity"]
+    assert located.ignored == ["hw.zip/hw/notes.txt"]
+
+
+def test_a_folder_with_modules_ignores_its_zip(tmp_path):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "qkv_arithmetic.py").write_bytes(b"# top\n")
+    (folder / "old.zip").write_bytes(zip_bytes(SOURCES))
+    located = submission.locate(folder, MODULES)
+    assert located.sources == {"qkv_arithmetic": b"# top\n"} and "old.zip" in located.ignored
+
+
+def test_a_symlinked_or_broken_inner_zip_is_refused_and_named(tmp_path):
+    outside = tmp_path / "outside.zip"
+    outside.write_bytes(zip_bytes(SOURCES))
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "hw.zip").symlink_to(outside)
+    located = submission.locate(linked, MODULES)
+    assert not located.sources and "hw.zip (could not be read: it is a link or a special file, not a regular file)" in located.ignored
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "hw.zip").write_bytes(b"PK\x03\x04 not really")
+    located = submission.locate(broken, MODULES)
+    assert not located.sources and any(e.startswith("hw.zip (could not be read") for e in located.ignored)
+    assert set(located.problems) == set(MODULES)
+
+
+def test_two_inner_zips_are_not_guessed_between(tmp_path):
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "a.zip").write_bytes(zip_bytes(SOURCES))
+    (folder / "b.zip").write_bytes(zip_bytes(SOURCES))
+    located = submission.locate(folder, MODULES)
+    assert not located.sources and sorted(located.ignored) == ["a.zip", "b.zip"]
+
+
+def test_a_folder_inside_a_zip_is_read_in_place(tmp_path):
+    export = tmp_path / "export.zip"
+    export.write_bytes(zip_bytes({
+        "assignment_export/submission_1/qkv_arithmetic.py": b"# one\n",
+        "assignment_export/submission_10/qkv_arithmetic.py": b"# ten\n",
+        "assignment_export/submission_2/hw.zip": zip_bytes({"qkv_arithmetic.py": b"# two\n"}),
+        "assignment_export/submission_3/../../escape.py": b"evil",
+    }))
+    one = submission.locate(export / "assignment_export" / "submission_1", MODULES)
+    assert one.sources == {"qkv_arithmetic": b"# one\n"} and not one.ignored
+    two = submission.locate(export / "assignment_export" / "submission_2", MODULES)
+    assert two.sources == {"qkv_arithmetic": b"# two\n"}
+    three = submission.locate(export / "assignment_export" / "submission_3", MODULES)
+    assert not three.sources and three.ignored == ["../../escape.py (unsafe path, not extracted)"]
+    with pytest.raises(submission.SubmissionError, match="does not exist"):
+        submission.locate(export / "assignment_export" / "submission_4", MODULES)
+    assert list(tmp_path.iterdir()) == [export]  # nothing extracted
+
+
+def test_an_inner_zip_in_a_zip_has_a_size_cap_and_symlinks_inside_are_refused(tmp_path, monkeypatch):
+    inner = zip_bytes(SOURCES)
+    export = tmp_path / "export.zip"
+    with zipfile.ZipFile(export, "w") as zf:
+        zf.writestr("submission_1/hw.zip", inner)
+        info = zipfile.ZipInfo("submission_2/hw.zip")
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(info, "/etc/passwd")
+    monkeypatch.setattr(submission, "MAX_NESTED_ZIP_BYTES", len(inner) - 1)
+    capped = submission.locate(export / "submission_1", MODULES)
+    assert not capped.sources and capped.ignored == [f"hw.zip (could not be read: it unpacks to {len(inner)} bytes, more than the {len(inner) - 1} allowed)"]
+    linked = submission.locate(export / "submission_2", MODULES)
+    assert not linked.sources and linked.ignored == ["hw.zip (could not be read: it is a symbolic link inside the zip)"]
+    assert sorted(os.listdir(tmp_path)) == ["export.zip"]

@@ -1,0 +1,84 @@
+"""The time rules: a stopped function is not called again, the deadline refuses calls, the worst case fits the timeout."""
+
+import dataclasses
+import time
+
+import pytest
+
+from autograder.grading import grader, time_rules
+from autograder.model import paths
+from autograder.sandbox.session import StudentCallError
+from tests.helpers import reference_submission
+
+
+class FakeSession:
+    """Answers calls from a script: a value to return, or a StudentCallError kind to raise."""
+
+    def __init__(self, script):
+        self.script, self.calls = list(script), []
+
+    def call(self, module, func, args, kwargs, seconds, shown):
+        self.calls.append(func)
+        step = self.script.pop(0)
+        if isinstance(step, str):
+            raise StudentCallError(f"{shown} failed", step)
+        return step
+
+
+def run(guard, session, func, module="m"):
+    return guard.call(session, module, module, func, (), {}, 5.0, f"{module}.{func}()")
+
+
+def test_a_function_stopped_once_is_not_called_again_but_the_others_are():
+    session, guard = FakeSession(["timeout", 42]), time_rules.CallGuard()
+    with pytest.raises(StudentCallError):
+        run(guard, session, "softmax")
+    with pytest.raises(StudentCallError) as err:
+        run(guard, session, "softmax")
+    assert err.value.kind == "skipped" and "ran past its limit of 5 s" in str(err.value)
+    assert run(guard, session, "qkv") == 42
+    assert session.calls == ["softmax", "qkv"]
+
+
+def test_a_call_that_raises_or_crashes_is_called_again():
+    session, guard = FakeSession(["raised", "crash", 7]), time_rules.CallGuard()
+    for _ in range(2):
+        with pytest.raises(StudentCallError):
+            run(guard, session, "f")
+    assert run(guard, session, "f") == 7
+
+
+def test_past_the_deadline_no_call_runs_and_the_student_is_told_it_is_not_their_fault():
+    session, guard = FakeSession([1]), time_rules.CallGuard(deadline=time.monotonic() - 1)
+    with pytest.raises(StudentCallError) as err:
+        run(guard, session, "f")
+    assert err.value.kind == "deadline" and "not of your code" in str(err.value) and session.calls == []
+
+
+def test_the_deadline_is_inherited_through_the_environment(assignment, monkeypatch):
+    monkeypatch.delenv(time_rules.DEADLINE_ENV, raising=False)
+    assert time_rules.inherited_deadline() is None
+    time_rules.start_clock(assignment.gradescope)
+    left = time_rules.inherited_deadline() - time.monotonic()
+    expected = time_rules.DEADLINE_FRACTION * assignment.gradescope.timeout_minutes * 60
+    assert expected - 5 < left <= expected
+
+
+def test_the_stated_worst_case_never_reaches_the_deadline(assignment):
+    # A configuration check, not a timing: call limits, budgets and restarts whose worst case, with a
+    # minute for otter and the grader, could reach the deadline (75% of Gradescope's timeout) fail here.
+    deadline = time_rules.DEADLINE_FRACTION * assignment.gradescope.timeout_minutes * 60
+    assert time_rules.time_bound(assignment) + 60 <= deadline
+
+
+def test_a_hanging_function_costs_one_limit_and_the_rest_of_the_problem_still_runs(assignment, tmp_path):
+    problem = assignment.problem("qkv_arithmetic")
+    quick = dataclasses.replace(problem, limits=dataclasses.replace(problem.limits, call_seconds=1.5))
+    source = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + "\n\ndef softmax_attention(*a, **k):\n    while True:\n        pass\n"
+    sub = reference_submission(tmp_path / "sub", replace={"qkv_arithmetic": source})
+    (result,) = grader.grade(sub, dataclasses.replace(assignment, problems=(quick,))).problems
+    messages = [t.message for t in result.tests if not t.passed]
+    stopped = [m for m in messages if "did not finish within the time limit of 1.5 s" in m]
+    skipped = [m for m in messages if "softmax_attention is not called again" in m]
+    assert len(stopped) == 1 and skipped, messages
+    assert any(t.passed for t in result.tests)  # the other functions of the problem were still graded

@@ -1,0 +1,118 @@
+"""Removing what student code wrote: locked folders go, mounts inside the scratch stay."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.sandbox.worker import cleanup
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def test_contents_go_and_the_folder_stays(tmp_path) -> None:
+    scratch = tmp_path / "scratch"
+    (scratch / "a" / "b").mkdir(parents=True)
+    (scratch / "a" / "b" / "f.txt").write_text("x")
+    (scratch / "top.txt").write_text("y")
+    os.symlink("/etc/hostname", scratch / "link")
+    cleanup.remove_tree(str(scratch), keep_folder=True)
+    assert scratch.is_dir() and list(scratch.iterdir()) == []
+    assert Path("/etc/hostname").exists()
+
+
+def test_a_locked_folder_is_removed_too(tmp_path) -> None:
+    locked = tmp_path / "scratch" / "locked"
+    locked.mkdir(parents=True)
+    (locked / "f.txt").write_text("x")
+    locked.chmod(0)
+    cleanup.remove_tree(str(tmp_path / "scratch"))
+    assert not (tmp_path / "scratch").exists()
+
+
+def test_what_is_mounted_inside_the_scratch_is_left_alone(tmp_path) -> None:
+    """As under bubblewrap when the project lives under /tmp: its venv is bound inside the sandbox's /tmp."""
+    unshare = shutil.which("unshare")
+    if unshare is None or subprocess.run([unshare, "-rm", "true"], capture_output=True).returncode != 0:
+        pytest.skip("cannot make a private mount namespace here (unshare -rm refused)")
+    kept = tmp_path / "project" / "venv"
+    kept.mkdir(parents=True)
+    (kept / "torch.py").write_text("precious")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    code = f"import sys; sys.path.insert(0, {str(REPO)!r}); from autograder.sandbox.worker import cleanup; cleanup.remove_tree({str(scratch)!r}, keep_folder=True)"
+    # The scratch is a tmpfs with a folder of the host bound inside it, writable (Landlock, not the mount, protects it).
+    script = (f"mount -t tmpfs none {scratch} && mkdir -p {scratch}/project/venv && echo x > {scratch}/student.txt"
+              f" && mount --bind {kept} {scratch}/project/venv && {sys.executable} -c \"{code}\" && ls -A {scratch}")
+    proc = subprocess.run([unshare, "-rm", "sh", "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert (kept / "torch.py").read_text() == "precious"
+    assert proc.stdout.split() == ["project"], f"left in the scratch: {proc.stdout.split()}"
+
+
+def _deep(folder: Path, levels: int) -> None:
+    """A chain of folders made with ``dir_fd``, as student code makes one deeper than any path may be long."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(levels):
+        os.mkdir("d" * 200, dir_fd=fd)
+        inner = os.open("d" * 200, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    with open(os.open("f", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd), "w") as f:
+        f.write("x" * 5000)
+    os.close(fd)
+
+
+def test_a_tree_deeper_than_the_recursion_limit_and_any_path_is_removed(tmp_path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    _deep(scratch, sys.getrecursionlimit() + 200)  # 1200 levels of 200-character names: 240 kB of path
+    cleanup.remove_tree(str(scratch), keep_folder=True)
+    assert list(scratch.iterdir()) == []
+
+
+def test_usage_counts_bytes_and_entries_and_stops_at_its_depth(tmp_path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "a").write_bytes(b"x" * 100_000)
+    for i in range(30):
+        os.link(scratch / "a", scratch / f"link{i}")
+    used = cleanup.usage(str(scratch))
+    assert used.entries == 32 and not used.too_deep and used.bytes >= 31 * 100_000
+    _deep(scratch, cleanup.MAX_DEPTH + 5)
+    deep = cleanup.usage(str(scratch))
+    assert deep.too_deep and deep.entries <= 32 + cleanup.MAX_DEPTH + 1
+    cleanup.remove_tree(str(scratch), keep_folder=True)
+    assert list(scratch.iterdir()) == []
+
+
+def test_usage_stops_counting_past_its_entry_cap(tmp_path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    for i in range(50):
+        (scratch / f"f{i}").touch()
+    assert cleanup.usage(str(scratch), max_entries=10).entries > 10
+
+
+@pytest.mark.skipif(not Path("/proc/sysvipc/shm").exists() or os.geteuid() != 0, reason="needs /proc/sysvipc and root (a uid of its own)")
+def test_sysv_ipc_objects_of_a_uid_are_found_and_removed() -> None:
+    from autograder.sandbox import identity
+
+    who = identity.lease()  # a uid nothing else uses: removing all its objects touches no one else's
+    try:
+        code = ("import ctypes; libc = ctypes.CDLL(None, use_errno=True); "
+                "print(libc.shmget(0, 4096, 0o1600), libc.msgget(0, 0o1600))")  # IPC_PRIVATE, IPC_CREAT
+        proc = subprocess.run(["/usr/bin/python3", "-I", "-c", code], user=who.uid, group=who.gid, extra_groups=[], cwd="/",
+                              capture_output=True, text=True, timeout=60)
+        shm, queue = (int(v) for v in proc.stdout.split())
+        assert shm >= 0 and queue >= 0, proc.stderr
+        assert {("shm", shm), ("msg", queue)} <= set(cleanup.sysv_ipc_of(who.uid))
+        assert {("shm", shm), ("msg", queue)} <= set(cleanup.remove_sysv_ipc(who.uid))
+        assert cleanup.sysv_ipc_of(who.uid) == []
+    finally:
+        who.release()

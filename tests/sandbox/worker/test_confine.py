@@ -1,0 +1,77 @@
+"""The kernel layers the worker applies to itself: Landlock confines files and signals, seccomp refuses syscalls."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from autograder.sandbox.worker import confine
+
+LANDLOCK = confine.landlock_abi()
+PROBED = json.loads(subprocess.run([sys.executable, "-I", confine.__file__, "--probe"], capture_output=True, text=True, timeout=60).stdout)
+needs_seccomp = pytest.mark.skipif(not PROBED["seccomp"], reason=f"no seccomp filter here: {PROBED.get('seccomp_error')}")
+
+
+def run_confined(tmp_path, body: str) -> dict:
+    """Run ``body`` in a fresh Python after applying the layers (scratch: tmp_path/scratch); return what it printed as JSON."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    code = textwrap.dedent(f"""
+        import json, os, sys
+        sys.path.insert(0, {os.path.dirname(confine.__file__)!r})
+        import confine
+        confine.apply_landlock([sys.prefix, sys.base_prefix], [{str(scratch)!r}]) if {bool(LANDLOCK)} else None
+        confine.apply_seccomp() if {bool(PROBED["seccomp"])} else None
+        out = {{}}
+    """) + textwrap.dedent(body) + "\nprint(json.dumps(out))\n"
+    env = dict(os.environ, TMPDIR=str(scratch))  # as in the worker: the scratch folder is the only temporary folder
+    proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120, cwd="/", env=env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _try(expression: str) -> str:
+    return f"""
+try:
+    {expression}
+    result = "allowed"
+except OSError as exc:
+    result = type(exc).__name__
+"""
+
+
+@pytest.mark.skipif(not LANDLOCK, reason="this kernel (or its container) offers no Landlock")
+def test_landlock_allows_the_scratch_folder_and_refuses_the_rest(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("reference\n")
+    body = (_try(f"open({str(tmp_path / 'scratch' / 'ok.txt')!r}, 'w').close()") + "out['scratch'] = result\n"
+            + _try(f"open({str(secret)!r}).read()") + "out['read secret'] = result\n"
+            + _try(f"open({str(tmp_path / 'new.txt')!r}, 'w').close()") + "out['write beside'] = result\n"
+            + _try("os.kill(os.getppid(), 0)") + "out['signal parent'] = result\n"
+            + "import torch\nout['torch'] = float(torch.ones(3).sum())\n")
+    out = run_confined(tmp_path, body)
+    assert out["scratch"] == "allowed" and out["torch"] == 3.0
+    assert out["read secret"] == "PermissionError" and out["write beside"] == "PermissionError"
+    if LANDLOCK >= 6:
+        assert out["signal parent"] == "PermissionError"
+
+
+@needs_seccomp
+def test_seccomp_refuses_sockets_ptrace_and_namespaces(tmp_path):
+    body = ("import socket, ctypes\n" + _try("socket.socket(socket.AF_INET, socket.SOCK_STREAM)") + "out['inet'] = result\n"
+            + _try("socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)") + "out['unix'] = result\n"
+            + "libc = ctypes.CDLL(None, use_errno=True)\n"
+            + "out['ptrace'] = libc.ptrace(16, os.getppid(), 0, 0) == -1 and ctypes.get_errno()\n"  # PTRACE_ATTACH
+            + "out['unshare'] = libc.unshare(0x10000000) == -1 and ctypes.get_errno()\n"           # CLONE_NEWUSER
+            + "import subprocess\nout['subprocess'] = subprocess.run(['/bin/echo', 'hi'], capture_output=True, text=True).stdout\n")
+    out = run_confined(tmp_path, body)
+    assert out["inet"] == "PermissionError" and out["unix"] == "PermissionError"
+    assert out["ptrace"] == 1 and out["unshare"] == 1  # EPERM
+    assert out["subprocess"] == "hi\n"
+
+
+def test_probe_applies_what_the_kernel_offers():
+    assert PROBED["landlock"] == LANDLOCK, PROBED.get("landlock_error")

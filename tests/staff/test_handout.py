@@ -1,0 +1,113 @@
+"""`handout`: the students' zip holds no reference, hidden test or mistake, and its `check` works alone."""
+
+import keyword
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+import yaml
+
+from autograder.model import paths
+from autograder.staff import templating
+from autograder.staff.handout import TOP
+
+
+@pytest.fixture(scope="module")
+def handout(built_handout):
+    return built_handout[0]
+
+
+def extract(zip_path, where):
+    with zipfile.ZipFile(zip_path) as zf:
+        zf.extractall(where)
+    return where / TOP
+
+
+def student_check(root):
+    env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_ROOT", "PYTHONPATH")}
+    return subprocess.run([sys.executable, "-m", "autograder", "check"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+
+
+def names_in(line):
+    """Identifiers of a line other than Python keywords: a line without any cannot give an answer away."""
+    return [w for w in re.findall(r"[A-Za-z_]\w*", line) if not keyword.iskeyword(w)]
+
+
+def test_no_reference_hidden_test_or_mistake_inside(handout, assignment):
+    with zipfile.ZipFile(handout) as zf:
+        names = zf.namelist()
+        texts = {n: zf.read(n).decode("utf-8") for n in names if not n.endswith((".npz", ".png", ".jpg", ".svg", ".gif"))}
+    assert all(n.startswith(TOP + "/") for n in names)
+    parts = {p for n in names for p in n.split("/")}
+    assert not parts & {"reference", "mistakes", "fair", "hidden.py", "validation.py", "build.py", "otter_bridge.py", "batch.py",
+                        "gradescope_export.py", "roster.py", "upload_csv.py", "class_stats.py", "plots.py", "summary_html.py", "regrade_diff.py"}
+    for module in assignment.modules:
+        assert f"{TOP}/student_template/{module}.py" in names
+        assert f"{TOP}/assignments/{module}/tests/public.py" in names
+        problem = yaml.safe_load(texts[f"{TOP}/assignments/{module}/problem.yaml"])
+        assert problem["tests"]["hidden"] == []
+    assert not [n for n, t in texts.items() if n.endswith(".py") and "hidden=True" in t]
+    for module in assignment.modules:
+        secret = {line for line in templating.solution_lines((paths.REFERENCE / f"{module}.py").read_text()) if names_in(line)}
+        leaks = [(n, line.strip()) for n, t in texts.items() for line in t.splitlines() if line.strip() in secret]
+        assert not leaks, leaks[:5]
+    for readme in (paths.ASSIGNMENTS / m / "README.md" for m in assignment.modules):
+        for image in re.findall(r"\]\(([^)\s]+\.png)\)", readme.read_text() if readme.is_file() else ""):
+            shipped = (readme.parent / image).resolve().relative_to(paths.ROOT).as_posix()
+            assert f"{TOP}/{shipped}" in names, image
+    readme = texts[f"{TOP}/README.md"]
+    assert "make submission" in readme and "pip install -r requirements.txt" in readme
+    assert "--index-url https://download.pytorch.org/whl/cpu" in readme and "3.10, 3.11, 3.12 or 3.13" in readme
+    assert "already has torch" in readme and "autograder.check(" in readme and "after you submit" in readme
+    assert f"{TOP}/attention_homework.ipynb" in names
+    requirements = [line for line in texts[f"{TOP}/requirements.txt"].splitlines() if line and not line.startswith("#")]
+    assert requirements and all(">=" in line and "==" not in line.split(";")[0] for line in requirements), requirements
+    stubs = [t for n, t in texts.items() if n.startswith(f"{TOP}/student_template/")]
+    assert stubs and not [t for t in stubs if "make templates" in t]
+    assert not parts & {"grade.py", "templates.py", "starter_notebook.py"}
+    assert "submission:" in texts[f"{TOP}/Makefile"]
+
+
+def test_check_runs_from_the_extracted_handout(handout, assignment, tmp_path):
+    root = extract(handout, tmp_path)
+    os.chmod(root, 0o755)
+    proc = student_check(root)
+    assert os.stat(root).st_mode & 0o777 == 0o755  # a self-check (as root too) changes no permission
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr
+    assert "not implemented yet" in proc.stdout and "no expected value" not in proc.stdout
+
+    for module in assignment.modules:
+        shutil.copy(paths.REFERENCE / f"{module}.py", root / "student_template" / f"{module}.py")
+    proc = student_check(root)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    assert "FAIL" not in proc.stdout
+    assert all(module in proc.stdout for module in assignment.modules)
+
+    env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_ROOT", "PYTHONPATH")}
+    staff = subprocess.run([sys.executable, "-m", "autograder", "validate"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert staff.returncode == 2 and "staff command" in staff.stderr, staff.stderr
+    for command in ("grade", "templates"):
+        staff = subprocess.run([sys.executable, "-m", "autograder", command, "x"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert staff.returncode == 2 and "staff command" in staff.stderr and "Traceback" not in staff.stderr, staff.stderr
+    help_text = subprocess.run([sys.executable, "-m", "autograder", "--help"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    commands = re.findall(r"^    (\S+)", help_text.stdout, flags=re.M)
+    assert help_text.returncode == 0 and commands == ["check"], help_text.stdout
+
+    wrong = root / "student_template" / "qkv_arithmetic.py"
+    wrong.write_text(wrong.read_text() + "\n\ndef attention_scores(Q, K, scale=1.0):\n    return 2 * scale * (Q @ K.mT)\n")
+    proc = student_check(root)
+    assert proc.returncode == 1 and "Expected:" in proc.stdout and "qkv_arithmetic.attention_scores(" in proc.stdout, proc.stdout[-3000:]
+
+
+def test_make_submission_zips_the_six_modules(handout, assignment, tmp_path):
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    root = extract(handout, tmp_path)
+    proc = subprocess.run(["make", "submission", f"PYTHON={sys.executable}"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with zipfile.ZipFile(root / "submission.zip") as zf:
+        assert sorted(zf.namelist()) == sorted(f"{m}.py" for m in assignment.modules)

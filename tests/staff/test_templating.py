@@ -1,0 +1,42 @@
+"""Stubs are generated from the reference, stay in sync, and never leak solution code."""
+
+import pytest
+
+from autograder.model import manifest, paths
+from autograder.staff import templating
+
+
+def test_committed_templates_match_the_generator():
+    for module in manifest.load().modules:
+        reference = (paths.REFERENCE / f"{module}.py").read_text()
+        committed = (paths.TEMPLATES / f"{module}.py").read_text()
+        assert committed == templating.stub_source(reference, module), f"student_template/{module}.py is stale: run `make templates`"
+
+
+def test_templates_contain_no_solution_code():
+    for module in manifest.load().modules:
+        reference = (paths.REFERENCE / f"{module}.py").read_text()
+        stub = (paths.TEMPLATES / f"{module}.py").read_text()
+        assert "BEGIN SOLUTION" not in stub and "END SOLUTION" not in stub
+        stub_lines = {line.strip() for line in stub.splitlines()}
+        trivial = {"return", "pass", "else:", "try:", "continue", "break", ")", "]", "}"}
+        leaked = [line for line in templating.solution_lines(reference) if line in stub_lines and line not in trivial]
+        assert not leaked, f"{module}: solution lines in the stub: {leaked[:3]}"
+        assert templating.solution_lines(reference), f"{module}: the reference has no solution blocks"
+
+
+def test_stub_replaces_each_block_with_not_implemented():
+    source = 'def f(x):\n    """Doc."""\n    # BEGIN SOLUTION\n    return x + 1\n    # END SOLUTION\n'
+    stub = templating.stub_source(source)
+    assert 'raise NotImplementedError("TODO: implement f()")' in stub
+    assert "return x + 1" not in stub and '"""Doc."""' in stub
+
+
+@pytest.mark.parametrize("source, problem", [
+    ("    # BEGIN SOLUTION\n    x = 1\n", "never closed"),
+    ("    # END SOLUTION\n", "without a"),
+    ("    # BEGIN SOLUTION\n    # BEGIN SOLUTION\n", "inside another"),
+])
+def test_unbalanced_markers_are_reported(source, problem):
+    with pytest.raises(templating.TemplateError, match=problem):
+        templating.stub_source(source, "x.py")

@@ -1,0 +1,41 @@
+"""Every problem: reference full marks, stub zero, each mistake loses points, each fair variant keeps them."""
+
+import pytest
+
+from autograder.model import manifest
+
+PROBLEMS = manifest.load().problems
+
+
+@pytest.mark.parametrize("problem", PROBLEMS, ids=[p.module for p in PROBLEMS])
+def test_variants_get_what_they_deserve(problem, graded_variants):
+    outcomes = graded_variants(problem)
+    wrong = [f"{o.label}: expected {o.expectation}, got {o.result.points:g}/{o.result.max_points:g}"
+             + "".join(f"\n    {t.name}: {t.message[:300]}" for t in o.result.tests if not t.passed and o.kind in ("reference", "fair"))
+             for o in outcomes if not o.as_expected]
+    assert not wrong, "\n".join(wrong)
+    kinds = {o.kind for o in outcomes}
+    assert {"reference", "stub"} <= kinds
+
+
+def test_validation_grades_in_gradescopes_room_so_a_variant_too_big_for_it_fails(assignment, monkeypatch):
+    # The old share (640 MB of 768) left student code 128 MB: the textbook cumsum form then lost the long-sequence test.
+    from autograder.grading import worker_memory
+    from autograder.staff import solutions, validation
+
+    problem = assignment.problem("causal_linear_attention")
+    cumsum = next(v for v in solutions.fair_alternatives(problem.module) if v.name == "cumsum_form")
+    monkeypatch.setattr(worker_memory, "gradescope_room", lambda a: worker_memory.WorkerMemory(128, "768 MB - a 640 MB share"))
+    [outcome] = validation.grade_variants(problem, [("fair:cumsum_form", "fair", cumsum.source())])
+    assert not outcome.as_expected
+    assert [t.name for t in outcome.result.tests if not t.passed] == ["long_sequence_in_linear_memory"]
+
+
+def test_statistical_checks_name_the_known_mistake_whose_law_they_recognise(graded_variants, assignment):
+    # No value comparison finds these (the outputs are random): the check recognises the law and names the mistake,
+    # so its hint is shown and grade-all's class report counts it.
+    outcomes = {o.label: o for o in graded_variants(assignment.problem("random_features"))}
+    for name in ("freq_standard_normal", "freq_variance_sqrt_D", "freq_absolute_values", "freq_fixed_norm_rows",
+                 "freq_orthogonal_blocks", "freq_scalar_per_feature", "generator_ignored"):
+        failed = [t for t in outcomes[f"mistake:{name}"].result.tests if name in t.mistakes]
+        assert failed and all("Hint: " in t.message for t in failed), name

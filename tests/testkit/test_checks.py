@@ -1,0 +1,71 @@
+"""Comparison helpers say where a value differs, in words a student can act on."""
+
+import numpy as np
+
+from autograder.testkit import checks
+
+
+def test_transposed_shape_is_named():
+    diff = checks.difference(np.zeros((2, 3)), np.zeros((3, 2)))
+    assert "expected shape (3, 2), got (2, 3)" in diff and "transposed" in diff
+
+
+def test_first_difference_and_largest_error():
+    expected = np.array([[1.0, 2.0], [3.0, 4.0]])
+    got = expected.copy()
+    got[1, 0] = 30.0
+    diff = checks.difference(got, expected)
+    assert "1 of 4 entries differ" in diff and "index (1, 0)" in diff and "27" in diff
+
+
+def test_within_tolerance_passes_and_float32_is_looser():
+    expected = np.array([1.0, 1000.0])
+    assert checks.difference(expected * (1 + 1e-11), expected) is None
+    assert checks.difference(expected * (1 + 1e-6), expected) is not None
+    assert checks.difference(expected * (1 + 1e-6), expected, checks.FLOAT32) is None
+
+
+def test_nan_where_finite_expected():
+    assert "non-finite" in checks.difference(np.array([np.nan, 1.0]), np.array([0.5, 1.0]))
+
+
+def test_ints_are_exact_and_floats_are_not_ints():
+    assert checks.difference(5**40, 5**40) is None
+    assert "expected an int" in checks.difference(float(5**40), 5**40)
+    assert checks.difference(np.array(7), 7) is None
+    assert checks.difference(True, 1) is not None
+
+
+def test_sets_report_missing_and_extra():
+    diff = checks.difference({1, 2, 9}, {1, 2, 3})
+    assert "missing" in diff and "unexpected" in diff
+
+
+def test_hidden_tests_do_not_reveal_values():
+    token = checks.REVEAL.set(False)
+    try:
+        assert "81" not in checks.difference(64, 81)
+        assert "too small" in checks.difference(64, 81)
+    finally:
+        checks.REVEAL.reset(token)
+
+
+def test_wrong_kinds_are_described():
+    assert "got None" in checks.difference(None, np.zeros(3))
+    assert "expected 3 values" in checks.difference((1, 2), (np.zeros(1),) * 3)
+
+
+def test_large_arrays_are_compared_in_chunks_with_the_same_message(monkeypatch):
+    from autograder.testkit import checks
+
+    expected = np.linspace(1.0, 2.0, 3 * 7 * 11).reshape(3, 7, 11)
+    got = expected.copy()
+    got[0, 2, 3] += 1e-3          # the first difference
+    got[2, 5, 1] += 5e-2          # the largest, in another chunk
+    got[2, 6, 10] += 5e-2         # as large, later: the first of the largest is named
+    whole = checks.difference_array(got, expected, checks.FLOAT64)
+    monkeypatch.setattr(checks, "CHUNK", 16)
+    assert checks.difference_array(got, expected, checks.FLOAT64) == whole
+    assert "3 of 231 entries differ" in whole and "first at index (0, 2, 3)" in whole and "at index (2, 5, 1)" in whole
+    got[1, 0, 0] = np.nan
+    assert "non-finite value (nan) at index (1, 0, 0)" in checks.difference_array(got, expected, checks.FLOAT64)
