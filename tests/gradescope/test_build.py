@@ -40,7 +40,7 @@ def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
         for path, _ in problem.test_files(include_hidden=True):
             assert f"tests/{problem.module}_{path.stem}.py" in names
     assert "files/grade_submission.ipynb" in names and "files/.OTTER_LOG" in names
-    assert "files/_autograder_harness/autograder/otter_bridge.py" in names
+    assert "files/_autograder_harness/autograder/gradescope/otter_bridge.py" in names
     assert "bubblewrap" in zipfile.ZipFile(autograder_zip).read("setup.sh").decode()
     assert {"setup.sh", "run_autograder", "environment.yml", "requirements.txt", "constraints.txt"} <= set(names)
     assert zipfile.ZipFile(autograder_zip).read("run_autograder").decode() == build.image_files(manifest.load())["run_autograder"]

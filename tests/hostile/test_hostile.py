@@ -877,7 +877,7 @@ def test_processes_a_module_leaves_behind_die_before_the_next_module(guard_sessi
 
 
 def test_each_problem_gets_its_own_output_window() -> None:
-    from autograder.sandbox.session import OUTPUT_LIMIT, OutputBuffer
+    from autograder.sandbox.output import OUTPUT_LIMIT, OutputBuffer
 
     buffer = OutputBuffer()
     buffer.feed(b"x" * (OUTPUT_LIMIT + 10))

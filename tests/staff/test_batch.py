@@ -102,14 +102,14 @@ def test_a_missing_result_is_graded_again_and_a_grader_crash_gets_a_row(tmp_path
     out = tmp_path / "out" / "grades.csv"
     batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
     (out.parent / "results" / "ref.json").unlink()
-    real = batch.grading.grade
+    real = batch.grader.grade
 
     def grade(path, assignment=None, **kw):
         if path.name == "ref":
             raise RuntimeError("the grader broke")
         return real(path, assignment, **kw)
 
-    monkeypatch.setattr(batch.grading, "grade", grade)
+    monkeypatch.setattr(batch.grader, "grade", grade)
     rerun = batch.grade_all(subs, out, jobs=2, assignment=small, stream=io.StringIO())
     assert rerun.graded == ["ref"]
     rows = {r["submission"]: r for r in read_csv(out)}
