@@ -25,9 +25,10 @@ gradescope: $(STAMP)
 	$(PY) -m autograder emulate --zip dist/autograder.zip
 	$(PY) bench/bench_fair_in_container.py
 
-## The whole suite: lint, the harness's tests (incl. validation of every problem's tests).
+## The whole suite: lint, the layers' import contracts (docs/architecture.md), the harness's tests (incl. validation).
 test: $(STAMP)
 	$(PY) -m ruff check .
+	.venv/bin/lint-imports --no-cache
 	$(PY) -m pytest -q
 
 ## Public tests on the student stubs (what a student sees before starting).
@@ -55,6 +56,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
+	.venv/bin/lint-imports --no-cache
 
 clean:
 	rm -rf dist .pytest_cache .ruff_cache

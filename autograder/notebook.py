@@ -17,9 +17,7 @@ from pathlib import Path
 from .grading import selfcheck
 from .model import manifest, paths
 from .model.scores import GradeReport
-from .reports import terminal
-
-FIELDS = ("Called", "Expected", "Got", "Where", "Hint")
+from .reports import notebook_html, terminal
 
 
 @dataclass
@@ -46,42 +44,7 @@ class CheckResult:
     def _repr_html_(self) -> str:
         if self.report is None:
             return f"<p><b>The check itself failed (not your code):</b></p><pre>{html.escape(self.error)}</pre>"
-        rows = []
-        for problem in self.report.problems:
-            passed = sum(t.passed for t in problem.tests)
-            status = "" if problem.status == "ok" else f"<br><span style='color:#a00'>{html.escape(problem.status)}</span>"
-            rows.append(f"<tr style='background:#eef'><th colspan='7' style='text-align:left'>{html.escape(problem.module)} — "
-                        f"{html.escape(problem.title)}: {passed}/{len(problem.tests)} passed{status}</th></tr>")
-            for test in problem.tests:
-                parts = failure_parts(test.message) if not test.passed else {}
-                mark = ("<span style='color:#070'>passed</span>" if test.passed else "<span style='color:#a00'><b>failed</b></span>")
-                cells = [html.escape(test.name), mark] + [_cell(parts.get(name, "")) for name in FIELDS]
-                rows.append("<tr>" + "".join(f"<td style='text-align:left;vertical-align:top'>{c}</td>" for c in cells) + "</tr>")
-            if problem.output.strip():
-                rows.append(f"<tr><td colspan='7' style='text-align:left'>printed by your code:<pre>{html.escape(problem.output[-2000:])}</pre></td></tr>")
-        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("test", "result", "call", "expected", "got", "where", "hint"))
-        colour = "#070" if self.passed else "#a00"
-        return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-                f"<p style='color:{colour}'><b>{html.escape(self.summary)}</b></p>")
-
-
-def failure_parts(message: str) -> dict[str, str]:
-    """A failure message split into its labelled lines (Called, Expected, Got, Where, Hint); unlabelled text goes with Where."""
-    parts: dict[str, str] = {}
-    current = "Where"
-    for line in message.splitlines():
-        label, _, rest = line.partition(": ")
-        if label in FIELDS:
-            current = label
-            parts[current] = rest
-        else:
-            current = "Where" if current == "Called" else current  # a call is one line: what follows says where it differs
-            parts[current] = (parts.get(current, "") + "\n" + line).strip("\n")
-    return parts
-
-
-def _cell(text: str) -> str:
-    return f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(text)}</pre>" if "\n" in text else html.escape(text)
+        return notebook_html.render(self.report, self.summary, self.passed)
 
 
 def check(*problems: str, folder: str | Path | None = None) -> CheckResult:

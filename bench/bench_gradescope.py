@@ -60,9 +60,8 @@ def main() -> None:
                 print(f"   NO RESULTS ({'timeout' if run.timed_out else 'no valid results.json'})")
             else:
                 totals = problem_totals(run.results, assignment.modules)
-                stopped, skipped = emulation.stopped_calls(run.results)
                 print(f"   score {run.results.get('score')}: " + ", ".join(f"{m} {s:g}/{t:g}" for m, (s, t) in totals.items()))
-                print(f"   tests reporting a stopped call: {stopped}; a call not run: {skipped}")
+                print(f"   calls stopped at their limit: {run.stopped_calls}; calls not run (time rules): {run.calls_not_run}")
             peak = f"{run.peak_memory_mb:.0f} MB" if run.peak_memory_mb is not None else "unknown"
             print(f"   wall {run.wall_seconds:.1f} s ({run.wall_seconds / 60:.1f} min); peak memory {peak}; CPU {run.cpu_seconds or 0:.1f} s; "
                   f"OOM kills {run.oom_kills}; processes killed at the end {run.leftovers_killed}")

@@ -1,9 +1,9 @@
 """The hostile corpus (tests/hostile/modules) graded in the emulated Gradescope container, namespaces allowed and refused.
 
 Each case is the reference with one hostile module appended to ``qkv_arithmetic.py`` (as
-tests/test_hostile.py builds them). For every case and mode it reports whether a valid results.json
+tests/hostile/test_hostile.py builds them). For every case and mode it reports whether a valid results.json
 came back, the host's score, whether every other problem kept full marks, the wall time and the peak
-memory. tests/test_hostile.py checks the details (messages, files, processes) without the container;
+memory. tests/hostile/test_hostile.py checks the details (messages, files, processes) without the container;
 this checks that the container (0.5 CPU, 768 MB, the zip's own entry point) holds too. About 20 s a run.
 
 Run (as root): .venv/bin/python bench/bench_hostile_emulated.py [--only SUBSTRING]

@@ -29,7 +29,7 @@ def starts(memory_mb: int) -> bool:
     except RuntimeError:
         return False
     finally:
-        grader.close_reusable(session)
+        session.close()
 
 
 def resident_after_start(memory_mb: int) -> float:
@@ -37,7 +37,7 @@ def resident_after_start(memory_mb: int) -> float:
     try:
         return max(_rss_mb(p) for p in _descendants(session._ensure_ready().proc.pid))
     finally:
-        grader.close_reusable(session)
+        session.close()
 
 
 def _descendants(pid: int) -> list[int]:
@@ -66,7 +66,7 @@ def reference_full(memory_mb: int) -> bool:
     except RuntimeError:
         return False
     finally:
-        grader.close_reusable(session)
+        session.close()
 
 
 def smallest(ok, low: int, high: int) -> int:

@@ -64,11 +64,14 @@ def one_problem_root(tmp_path: Path, module: str, name: str = "root") -> Path:
     return root
 
 
-def make_report(name: str, problems: dict[str, list[tuple]], seconds: float = 1.0, notes: tuple[str, ...] = ()) -> GradeReport:
-    """A score record: ``{module: [(test, points, passed, mistakes...), ...]}``; no problems means the grader failed."""
+def make_report(name: str, problems: dict[str, list[tuple]], seconds: float = 1.0, notes: tuple[str, ...] = (),
+                hints: dict[str, str] | None = None) -> GradeReport:
+    """A score record: ``{module: [(test, points, passed, mistakes...), ...]}`` (each mistake with its hint from ``hints``);
+    no problems means the grader failed."""
     made = []
     for module, tests in problems.items():
         made.append(ProblemResult(module, module.title(), [
-            scores.TestResult(module, test, float(points), False, passed, "" if passed else "wrong", 0.1, list(mistakes))
+            scores.TestResult(module, test, float(points), False, passed, "" if passed else "wrong", 0.1,
+                              {m: (hints or {}).get(m, "") for m in mistakes})
             for test, points, passed, *mistakes in tests]))
     return GradeReport(name, made, list(notes), seconds)

@@ -34,7 +34,7 @@ RUN_OTTER_PREFIX = f'''\
 import sys as _sys
 _sys.path.insert(0, "/autograder/source/files/{HARNESS_FOLDER}")
 from autograder.gradescope.otter_bridge import prepare_run as _prepare_run
-_prepare_run("/autograder/submission", "/autograder/quarantine")
+_prepare_run("/autograder/submission", "/autograder/quarantine", "/autograder/results")
 del _sys.path[0]
 '''
 

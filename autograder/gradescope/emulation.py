@@ -15,11 +15,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..model import manifest
-from . import container, image, layout
+from ..sandbox import errors
+from . import container, image, layout, otter_bridge
 
 NO_NAMESPACES = "AUTOGRADER_NO_BWRAP"  # the sandbox's switch that refuses bubblewrap (as many containers do)
 
@@ -42,6 +44,18 @@ class Run:
     namespaces: bool
     source_mode: int | None = None  # /autograder/source's permissions when the run ended (0o700: root only)
     not_emulated: list[str] = field(default_factory=list)
+    staff_notes: list[str] = field(default_factory=list)  # what the grader said of the run (its run record)
+    refused: Counter = field(default_factory=Counter)  # calls stopped at their limit or not run, by kind (its run record)
+
+    @property
+    def stopped_calls(self) -> int:
+        """Calls stopped at their time limit."""
+        return self.refused[errors.TIMEOUT]
+
+    @property
+    def calls_not_run(self) -> int:
+        """Calls the time rules did not run (a function stopped before, a spent budget, the deadline)."""
+        return sum(self.refused[kind] for kind in errors.NOT_RUN)
 
 
 def emulate(
@@ -111,6 +125,7 @@ def _execute(root: Path, group: container.Cgroup | None, environment: Path, name
         proc.wait()
         out.seek(0)
         stdout = out.read().decode("utf-8", "replace")
+    staff_notes, refused = otter_bridge.read_run_record(root / "results")
     return Run(
         results=None if timed_out else _read_results(root / "results" / "results.json"),
         wall_seconds=wall,
@@ -124,13 +139,9 @@ def _execute(root: Path, group: container.Cgroup | None, environment: Path, name
         stdout=stdout,
         caps=None,
         namespaces=namespaces,
+        staff_notes=staff_notes,
+        refused=refused,
     )
-
-
-def stopped_calls(results: dict) -> tuple[int, int]:
-    """How many tests report a call stopped at its time limit, and how many a call the time rules did not run."""
-    outputs = [str(t.get("output", "")) for t in results.get("tests", [])]
-    return sum("did not finish within the time limit" in o for o in outputs), sum("was not run:" in o for o in outputs)
 
 
 def _kill_session(sid: int) -> int:

@@ -13,6 +13,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
+from ..grading.submission import ZIP_ERRORS
 from ..model.roster import Entry, Roster, Student
 
 METADATA = "submission_metadata.yml"
@@ -83,7 +84,7 @@ def _read_zip(path: Path) -> Export:
                 return _combine(found, _unreadable(METADATA, f"it is {info.file_size} bytes, more than {MAX_METADATA_BYTES}"))
             with zf.open(info) as f:
                 return _combine(found, parse_metadata(f.read(MAX_METADATA_BYTES + 1), METADATA))
-    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError) as exc:
+    except ZIP_ERRORS as exc:
         raise ExportError(f"{path.name} is not a readable zip ({exc}); download the export again") from None
 
 

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..grading.submission import ZIP_ERRORS
+
 ROOT = Path("/autograder")
 LOCK_FILE = Path("/tmp/autograder-gradescope-emulation.lock")
 MARKER = ".made-by-emulation"  # a folder left behind by an emulation that was killed is ours to remove
@@ -104,5 +106,5 @@ def _unpack_upload(upload: Path, dst: Path) -> None:
             try:
                 with zf.open(info) as src, open(target, "wb") as out:
                     out.write(src.read(MAX_MEMBER_BYTES + 1)[:MAX_MEMBER_BYTES])
-            except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError):
+            except ZIP_ERRORS:
                 target.unlink(missing_ok=True)

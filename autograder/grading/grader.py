@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..expected import records
-from ..model import manifest
+from ..model import manifest, scores
 from ..model.manifest import Assignment, Problem
 from ..model.scores import GradeReport, ProblemResult, TestResult
 from ..sandbox import policy
@@ -17,9 +17,7 @@ from ..sandbox.session import WorkerSession
 from . import submission, worker_memory
 from .proxy import StudentModule
 from .runner import TestSpec, load_tests, run_tests
-from .time_rules import BUDGET_FACTOR as BUDGET_FACTOR  # the time rules live in time_rules; these names stay here too
 from .time_rules import CallGuard, problem_budget
-from .time_rules import time_bound as time_bound
 
 
 def grade(
@@ -47,18 +45,18 @@ def grade(
     def tests_of(problem: Problem) -> list[TestSpec]:
         return tests[problem.module] if tests is not None else load_tests(problem, include_hidden)
 
+    notes: list[str] = []
     if portable:
-        notes = [describe_portable(portable)]
+        staff_notes = [describe_portable(portable)]
     else:
         memory = worker_memory.choose(assignment)
-        notes = [policy.detect().describe(), f"sandbox: worker memory limit {memory.mb} MB ({memory.reason})"]
-        notes += [f"sandbox: warning: {memory.warning}"] if memory.warning else []
+        staff_notes = [policy.detect().describe(), f"worker memory limit {memory.mb} MB ({memory.reason})"]
+        staff_notes += [f"warning: {memory.warning}"] if memory.warning else []
     try:
         located = submission.locate(Path(path), assignment.modules)
     except submission.SubmissionError as exc:
-        notes.insert(0, str(exc))
-        results = [_unavailable(p, tests_of(p), f"not graded: {exc}") for p in problems]
-        return GradeReport(str(path), results, notes, time.perf_counter() - start)
+        results = [_unavailable(p, tests_of(p), f"not graded: {exc}", scores.UNREADABLE) for p in problems]
+        return GradeReport(str(path), results, [str(exc)], time.perf_counter() - start, staff_notes)
     if located.ignored:
         notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
     owned = session is None
@@ -76,19 +74,20 @@ def grade(
         guard = CallGuard()
         for problem in problems:
             if problem.module not in located.sources:
-                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module]))
+                kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
+                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module], kind))
             else:
                 results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
             if on_problem is not None:
-                done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem")
-                                  for p in problems[len(results):]]
-                on_problem(GradeReport(str(path), done, notes, time.perf_counter() - start))
+                done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem",
+                                               scores.NOT_GRADED) for p in problems[len(results):]]
+                on_problem(GradeReport(str(path), done, notes, time.perf_counter() - start, staff_notes))
     finally:
         if owned:
             session.close()
         else:
             session.discard(staged)
-    return GradeReport(str(path), results, notes, time.perf_counter() - start)
+    return GradeReport(str(path), results, notes, time.perf_counter() - start, staff_notes)
 
 
 def load_all_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestSpec]]:
@@ -105,14 +104,9 @@ def reusable_session(assignment: Assignment) -> WorkerSession:
 
     The worker's first process never runs student code; each module runs in a fresh child that is
     killed with everything it started before the next one, and the private /tmp is wiped between
-    submissions. Close it with ``close_reusable``.
+    submissions. Close it with ``session.close()``.
     """
     return WorkerSession(memory_mb=worker_memory.choose(assignment).mb, start_now=True)
-
-
-def close_reusable(session: WorkerSession) -> None:
-    """Stop a worker made by ``reusable_session``, free its uid and remove its folders."""
-    session.close()
 
 
 def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession, worker_name: str | None = None,
@@ -120,19 +114,20 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     """Run one problem's tests against its module (staged as ``worker_name``) in ``session``, under the time rules."""
     mark = session.output.mark()
     worker_name = worker_name or problem.module
-    session.set_budget(worker_name, problem_budget(problem))
+    guard = guard or CallGuard()
+    guard.set_budget(worker_name, problem_budget(problem))
     env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
     result = ProblemResult(problem.module, problem.title)
     result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name))
     broken = session.broken.get(worker_name)
     if broken:
-        result.status = broken.splitlines()[0]
+        result.status, result.kind = broken.splitlines()[0], scores.IMPORT_FAILED
     session.settle_output()
     result.output = session.output.since(mark)
     return result
 
 
-def _unavailable(problem: Problem, tests: list[TestSpec], reason: str) -> ProblemResult:
-    result = ProblemResult(problem.module, problem.title, status=reason)
+def _unavailable(problem: Problem, tests: list[TestSpec], reason: str, kind: str) -> ProblemResult:
+    result = ProblemResult(problem.module, problem.title, status=reason, kind=kind)
     result.tests = [TestResult(problem.module, s.name, s.points, s.hidden, False, reason) for s in tests]
     return result

@@ -47,7 +47,7 @@ class Tape:
             _, outcome = self.entries[self.position]
             self.position += 1
             if isinstance(outcome, StudentCallError):
-                raise StudentCallError(str(outcome), outcome.kind)
+                raise StudentCallError(str(outcome), outcome.kind, outcome.raised)
             return outcome
         if not self.diverged and self.fresh is not None:
             self.fresh()

@@ -102,12 +102,14 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
     """Call one test function with arguments taken from ``env`` by name, as otter does."""
     token = REVEAL.set(not spec.hidden)
     start = time.perf_counter()
+    details: dict[str, str] = {}
     with collecting_mistakes() as offered:
         try:
             _call_test(spec, env)
             passed, message = True, ""
         except AssertionError as exc:
             passed, message = False, str(exc) or "a check failed"
+            details = dict(getattr(exc, "parts", {}))  # a check's labelled lines (a StudentCallError has none)
         except SandboxFault:
             raise  # the grader's machine failed, not the student: no test may score it
         except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
@@ -116,5 +118,5 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
             message = f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line {where.lineno})"
         finally:
             REVEAL.reset(token)
-    mistakes = [] if passed else mistakes_shown(message, offered)
-    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start, mistakes)
+    mistakes = {} if passed else mistakes_shown(message, offered)
+    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start, mistakes, details)

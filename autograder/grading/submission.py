@@ -24,7 +24,6 @@ MAX_ZIP_ENTRIES = 10_000
 MAX_NESTED_ZIP_BYTES = 64 << 20  # a zip inside a zip is read into memory, so it has a cap of its own
 SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
 ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError)
-NOT_FOUND = " was not found in the submission"
 
 
 class SubmissionError(Exception):
@@ -37,7 +36,8 @@ class Located:
 
     sources: dict[str, bytes] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
-    problems: dict[str, str] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)  # module -> why it is not among the sources
+    missing: list[str] = field(default_factory=list)  # the modules of ``problems`` that are not in the submission at all
     root: str = ""
 
 
@@ -96,7 +96,7 @@ def _locate_in(tree: _Tree, modules: list[str]) -> Located:
     """The modules of ``tree``; with none at all but a single zip at its top level, those of that zip."""
     located = _from_entries(tree.entries, modules, tree.read, tree.label)
     inner = _single_zip(tree.entries)
-    if located.sources or inner is None or not all(p.endswith(NOT_FOUND) for p in located.problems.values()):
+    if located.sources or inner is None or set(located.missing) != set(located.problems):
         return located
     try:
         with tree.open_zip(inner) as zf:
@@ -193,7 +193,8 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
     for module in modules:
         entry = prefix + f"{module}.py"
         if entry not in safe:
-            located.problems[module] = f"{module}.py{NOT_FOUND}"
+            located.problems[module] = f"{module}.py was not found in the submission"
+            located.missing.append(module)
             continue
         try:
             located.sources[module] = read(entry)

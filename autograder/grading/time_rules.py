@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from ..model.manifest import Assignment, GradescopeSettings, Problem
-from ..sandbox.session import StudentCallError, WorkerSession
+from ..sandbox import errors
+from ..sandbox.errors import StudentCallError
+from ..sandbox.exchange import Exchange
 
 BUDGET_FACTOR = 4  # > 3: three crashing calls of one function still leave the problem's other functions graded
 RESTART_SECONDS = 5.0  # a worker's start (its torch import) at 0.5 CPU: 3-5 s measured
@@ -66,31 +69,72 @@ def inherited_deadline() -> float | None:
     return time.monotonic() + (epoch - time.time())
 
 
-class CallGuard:
-    """Runs calls under the per-function and per-submission rules (the session keeps each problem's budget)."""
+class Session(Protocol):
+    """What the guard needs of a session (``sandbox.session.WorkerSession`` or ``sandbox.portable.PortableSession``)."""
 
-    def __init__(self, deadline: float | None = None) -> None:
+    exchanges: list[Exchange]
+
+    def call(self, module: str, func: str, args: tuple, kwargs: dict[str, Any], seconds: float, shown: str) -> Any: ...
+
+
+class CallGuard:
+    """Runs a submission's calls under all four rules: the call limit (the session stops the call), the function stopped
+    once, each problem's budget (charged from what the session says each exchange cost) and the submission's deadline."""
+
+    def __init__(self, deadline: float | None = None, on_refused: Callable[[str], None] | None = None) -> None:
         self.deadline = deadline
+        self.on_refused = on_refused  # told the kind of every call stopped or not run (the run record on Gradescope)
         self.stopped: dict[tuple[str, str], float] = {}
+        self.budgets: dict[str, float] = {}
+        self.spent: dict[str, float] = {}
+        self._restart_credit: dict[str, float] = {}
         self.current_test: dict[str, object] = {}  # per module, the test function whose calls run now (see proxy)
 
-    def call(self, session: WorkerSession, worker_name: str, module: str, func: str, args: tuple, kwargs: dict[str, Any],
+    def set_budget(self, worker_name: str, seconds: float) -> None:
+        """Cap the total time of all calls into ``worker_name``'s module."""
+        self.budgets[worker_name] = seconds
+
+    def call(self, session: Session, worker_name: str, module: str, func: str, args: tuple, kwargs: dict[str, Any],
              seconds: float, shown: str) -> Any:
         """``session.call`` if the rules allow it; a call that is stopped keeps its function from being called again."""
-        self.admit(worker_name, func, shown, module)
         try:
-            return session.call(worker_name, func, args, kwargs, seconds, shown)
+            self.admit(worker_name, func, shown, module, seconds)
+            seen = len(session.exchanges)
+            try:
+                return session.call(worker_name, func, args, kwargs, seconds, shown)
+            finally:
+                self._charge(session.exchanges[seen:])
         except StudentCallError as exc:
-            if exc.kind == "timeout":
+            if exc.kind == errors.TIMEOUT:
                 self.stopped[(worker_name, func)] = seconds
+            if exc.kind in (errors.TIMEOUT, *errors.NOT_RUN) and self.on_refused is not None:
+                self.on_refused(exc.kind)
             raise
 
-    def admit(self, worker_name: str, func: str, shown: str, module: str) -> None:
+    def admit(self, worker_name: str, func: str, shown: str, module: str, seconds: float) -> None:
         """Raise ``StudentCallError`` if this call must not run."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise StudentCallError(f"{shown} was not run: the autograder ran short of time on this machine. This is a fault of "
-                                   "the grader, not of your code: ask the course staff to rerun the autograder.", "deadline")
-        seconds = self.stopped.get((worker_name, func))
-        if seconds is not None:
-            raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} ran past its limit of {seconds:g} s "
-                                   f"and was stopped, so {func} is not called again.", "skipped")
+                                   "the grader, not of your code: ask the course staff to rerun the autograder.", errors.DEADLINE)
+        stopped = self.stopped.get((worker_name, func))
+        if stopped is not None:
+            raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} ran past its limit of {stopped:g} s "
+                                   f"and was stopped, so {func} is not called again.", errors.SKIPPED)
+        budget = self.budgets.get(worker_name)
+        if budget is not None and self.spent.get(worker_name, 0.0) >= budget:
+            raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
+                                   f"(a call that is stopped counts as the full {seconds:g} s).", errors.BUDGET)
+
+    def _charge(self, exchanges: list[Exchange]) -> None:
+        """Add what each exchange took to its module's budget: a stopped one counts as its full limit.
+
+        That full limit also pays for the module's re-import in the fresh process that follows, up to what the
+        stopped exchange left unused, so a few crashing calls do not cost the module's other calls their time.
+        """
+        for done in exchanges:
+            if done.stopped:
+                self.spent[done.module] = self.spent.get(done.module, 0.0) + max(done.seconds, done.limit)
+                self._restart_credit[done.module] = max(done.limit - done.seconds, 0.0)
+                continue
+            covered = min(self._restart_credit.pop(done.module, 0.0), done.seconds) if done.op == "import" else 0.0
+            self.spent[done.module] = self.spent.get(done.module, 0.0) + done.seconds - covered

@@ -1,8 +1,23 @@
-"""Score records: what every report renders. Nothing downstream recomputes a score."""
+"""Score records: what every report renders. Nothing downstream recomputes a score or reads a message to learn a fact.
+
+What a report counts travels as data: a problem's ``kind`` (why it could not be graded), a test's known
+``mistakes`` with their hints and the labelled ``details`` of its failure, and the staff's notes kept apart from
+the notes a student reads.
+"""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+
+# A problem's kind: graded, or why it could not be.
+GRADED = "ok"
+MISSING = "missing"          # the module file is not in the submission
+UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read
+IMPORT_FAILED = "import"     # the module could not be imported (or broke its process while it was)
+NOT_GRADED = "not_graded"    # the grader stopped before this problem
+OTHER = "other"              # a record written before kinds existed
+# The labelled parts of a failure, in the order students read them.
+DETAIL_LABELS = ("Called", "Expected", "Got", "Where", "Hint")
 
 
 @dataclass
@@ -16,8 +31,10 @@ class TestResult:
     passed: bool
     message: str = ""
     seconds: float = 0.0
-    # Known mistakes (file names under assignments/<problem>/mistakes/) whose hint the failure message shows.
-    mistakes: list[str] = field(default_factory=list)
+    # Known mistakes (file names under assignments/<problem>/mistakes/) whose hint the failure message shows: name -> hint.
+    mistakes: dict[str, str] = field(default_factory=dict)
+    # The failure in labelled parts (DETAIL_LABELS) where the check gave them; else empty and ``message`` says it all.
+    details: dict[str, str] = field(default_factory=dict)
 
     @property
     def points(self) -> float:
@@ -35,8 +52,9 @@ class ProblemResult:
     module: str
     title: str
     tests: list[TestResult] = field(default_factory=list)
-    status: str = "ok"
+    status: str = "ok"  # what the student reads about the module as a whole
     output: str = ""
+    kind: str = GRADED  # why the module could not be graded (see the kinds above), or GRADED
 
     @property
     def points(self) -> float:
@@ -53,8 +71,9 @@ class GradeReport:
 
     submission: str
     problems: list[ProblemResult]
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # for the student (ignored files, an unreadable submission)
     seconds: float = 0.0
+    staff_notes: list[str] = field(default_factory=list)  # for staff only: the protections in force, the worker's memory
 
     @property
     def points(self) -> float:
@@ -77,6 +96,16 @@ class GradeReport:
         """The inverse of ``to_dict``; records written before a field existed get its default."""
         problems = []
         for p in data["problems"]:
-            tests = [TestResult(**t) for t in p["tests"]]
-            problems.append(ProblemResult(p["module"], p["title"], tests, p.get("status", "ok"), p.get("output", "")))
-        return cls(data["submission"], problems, list(data.get("notes", [])), float(data.get("seconds", 0.0)))
+            tests = [TestResult(**dict(t, mistakes=_mistakes(t.get("mistakes")))) for t in p["tests"]]
+            status = p.get("status", "ok")
+            kind = p.get("kind", GRADED if status == "ok" else OTHER)
+            problems.append(ProblemResult(p["module"], p["title"], tests, status, p.get("output", ""), kind))
+        return cls(data["submission"], problems, list(data.get("notes", [])), float(data.get("seconds", 0.0)),
+                   list(data.get("staff_notes", [])))
+
+
+def _mistakes(value: dict | list | None) -> dict[str, str]:
+    """Records written before hints were kept list the mistakes' names only."""
+    if isinstance(value, dict):
+        return dict(value)
+    return dict.fromkeys(value or [], "")

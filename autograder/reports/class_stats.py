@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model.scores import GradeReport
@@ -83,21 +82,23 @@ def pass_rates(reports: list[GradeReport], modules: list[str]) -> dict[str, list
     return {m: sorted(found, key=lambda r: r.share) for m, found in rates.items()}
 
 
-def mistake_counts(reports: list[GradeReport], modules: list[str], hint_of: Callable[[str, str], str]) -> dict[str, list[MistakeCount]]:
+def mistake_counts(reports: list[GradeReport], modules: list[str]) -> dict[str, list[MistakeCount]]:
     """Per problem, each known mistake some submission showed, most submissions first."""
     submissions: dict[tuple[str, str], int] = Counter()
     tests: dict[tuple[str, str], dict[str, None]] = {}
+    hints: dict[tuple[str, str], str] = {}
     for report in reports:
         shown = set()
         for problem in report.problems:
             for test in problem.tests:
-                for mistake in test.mistakes:
+                for mistake, hint in test.mistakes.items():
                     shown.add((problem.module, mistake))
                     tests.setdefault((problem.module, mistake), {})[test.name] = None
+                    hints[problem.module, mistake] = hints.get((problem.module, mistake)) or hint
         submissions.update(shown)
     found = {m: [] for m in modules}
     for (module, mistake), count in sorted(submissions.items(), key=lambda kv: (-kv[1], kv[0])):
-        found.setdefault(module, []).append(MistakeCount(module, mistake, hint_of(module, mistake), count, tuple(tests[module, mistake])))
+        found.setdefault(module, []).append(MistakeCount(module, mistake, hints[module, mistake], count, tuple(tests[module, mistake])))
     return found
 
 
@@ -110,13 +111,3 @@ def score_counts(reports: list[GradeReport], module: str) -> dict[float, int]:
 def slowest(reports: dict[str, GradeReport], count: int = 5) -> list[tuple[str, GradeReport]]:
     """The ``count`` submissions that took longest to grade, slowest first."""
     return sorted(reports.items(), key=lambda kv: (-kv[1].seconds, kv[0]))[:count]
-
-
-def known_hint(module: str, mistake: str) -> str:
-    """The hint of a known mistake, read from ``assignments/<module>/mistakes/`` (empty if it is gone since)."""
-    from ..staff import solutions
-
-    try:
-        return next((v.hint for v in solutions.mistakes(module) if v.name == mistake), "")
-    except (OSError, ValueError):
-        return ""

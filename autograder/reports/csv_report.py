@@ -6,7 +6,7 @@ import csv
 import io
 from pathlib import Path
 
-from ..grading.submission import NOT_FOUND
+from ..model import scores
 from ..model.roster import Entry, Roster, Student
 from ..model.scores import GradeReport
 from .atomic_file import write_text
@@ -19,16 +19,16 @@ def status(report: GradeReport) -> str:
     """``ok``, or what went wrong with the submission as a whole or with some of its modules."""
     if not report.problems:
         return report.notes[0] if report.notes else "not graded"
-    bad = [(p.module, p.status) for p in report.problems if p.status != "ok"]
+    bad = [p for p in report.problems if p.kind != scores.GRADED]
     if not bad:
         return "ok"
-    if len(bad) == len(report.problems) and len({reason for _, reason in bad}) == 1:
-        return bad[0][1]
-    missing = [module for module, reason in bad if reason.endswith(NOT_FOUND)]
+    if len(bad) == len(report.problems) and len({p.status for p in bad}) == 1:
+        return bad[0].status
+    missing = [p.module for p in bad if p.kind == scores.MISSING]
     if len(missing) == len(report.problems):
         return "no module file found"
     parts = [f"missing {', '.join(f'{m}.py' for m in missing)}"] if missing else []
-    return "; ".join(parts + [f"{module}: {reason}" for module, reason in bad if module not in missing])
+    return "; ".join(parts + [f"{p.module}: {p.status}" for p in bad if p.module not in missing])
 
 
 def header(modules: list[str], roster: Roster | None = None) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..model.scores import GradeReport
+from ..model.scores import GRADED, GradeReport
 from .atomic_file import write_text
 
 OUTPUT_LIMIT = 8000
@@ -17,7 +17,7 @@ def to_results(report: GradeReport) -> dict:
     for problem in report.problems:
         for test in problem.tests:
             output = test.message[:OUTPUT_LIMIT]
-            if problem.status != "ok" and problem.status not in output:
+            if problem.kind != GRADED and problem.status not in output:
                 output = f"{problem.status}\n{output}".strip()
             tests.append({
                 "name": test.full_name,
@@ -34,7 +34,7 @@ def to_results(report: GradeReport) -> dict:
                 # Hidden tests' inputs can be printed too, so this waits for grades to be published.
                 "output": problem.output[-OUTPUT_LIMIT:], "visibility": "after_published",
             })
-    notes = "\n".join(n for n in report.notes if not n.startswith("sandbox:"))
+    notes = "\n".join(report.notes)
     results = {
         "score": report.points,
         "execution_time": round(report.seconds, 3),
@@ -42,9 +42,8 @@ def to_results(report: GradeReport) -> dict:
         "stdout_visibility": "hidden",
         "tests": tests,
     }
-    sandbox = [n for n in report.notes if n.startswith("sandbox:")]
-    if sandbox:  # for staff: Gradescope stores extra_data without showing it to the student
-        results["extra_data"] = {"sandbox": sandbox[0]}
+    if report.staff_notes:  # for staff: Gradescope stores extra_data without showing it to the student
+        results["extra_data"] = {"sandbox": report.staff_notes[0], "staff_notes": report.staff_notes}
     return results
 
 

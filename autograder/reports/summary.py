@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..model.scores import GradeReport
 from . import class_stats
-from .class_stats import known_hint
 from .csv_report import status
 
 HINT_WIDTH = 100
@@ -35,10 +32,10 @@ def pass_rate_lines(reports: list[GradeReport], modules: list[str]) -> list[str]
     return lines
 
 
-def mistake_lines(reports: list[GradeReport], modules: list[str], hint_of: Callable[[str, str], str]) -> list[str]:
+def mistake_lines(reports: list[GradeReport], modules: list[str]) -> list[str]:
     """Per problem, each known mistake with the number of submissions whose output matched its hint, most first."""
     lines = ["Known mistakes (submissions whose output matched the mistake's hint, most first)"]
-    for module, counts in class_stats.mistake_counts(reports, modules, hint_of).items():
+    for module, counts in class_stats.mistake_counts(reports, modules).items():
         lines.append(f"  {module}")
         for c in counts:
             hint = " ".join(c.hint.split())
@@ -65,13 +62,13 @@ def slowest_lines(named: dict[str, GradeReport]) -> list[str]:
     return lines
 
 
-def render(named: dict[str, GradeReport], modules: list[str], hint_of: Callable[[str, str], str] = known_hint) -> str:
+def render(named: dict[str, GradeReport], modules: list[str]) -> str:
     """The whole summary: scores, then pass rates, known mistakes, score counts and the slowest submissions."""
     reports = [named[name] for name in sorted(named)]
     sections = [
         [f"{len(reports)} submissions", *score_table(reports, modules)],
         pass_rate_lines(reports, modules),
-        mistake_lines(reports, modules, hint_of),
+        mistake_lines(reports, modules),
         score_count_lines(reports, modules),
         slowest_lines(named),
     ]

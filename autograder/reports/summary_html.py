@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Callable
 
 from ..model.roster import Roster
 from ..model.scores import GradeReport
 from . import class_stats
-from .class_stats import known_hint
 from .csv_report import status
 
 SLOWEST = 10
@@ -63,9 +61,9 @@ def _pass_rates(reports: list[GradeReport], modules: list[str]) -> str:
     return "".join(parts)
 
 
-def _mistakes(reports: list[GradeReport], modules: list[str], hint_of: Callable[[str, str], str]) -> str:
+def _mistakes(reports: list[GradeReport], modules: list[str]) -> str:
     parts = []
-    for module, counts in class_stats.mistake_counts(reports, modules, hint_of).items():
+    for module, counts in class_stats.mistake_counts(reports, modules).items():
         parts.append(f"<h3>{_e(module)}</h3>")
         if not counts:
             parts.append('<p class="muted">No known mistake matched.</p>')
@@ -85,7 +83,7 @@ def _slowest(named: dict[str, GradeReport], roster: Roster | None) -> str:
 
 
 def render(named: dict[str, GradeReport], modules: list[str], plots: dict[str, bytes | None], roster: Roster | None = None,
-           title: str = "Grades", hint_of: Callable[[str, str], str] = known_hint) -> str:
+           title: str = "Grades") -> str:
     """The page; ``plots`` holds the PNGs ``totals`` and ``problems`` (see ``reports.plots``)."""
     reports = [named[name] for name in sorted(named)]
     body = [
@@ -94,7 +92,7 @@ def render(named: dict[str, GradeReport], modules: list[str], plots: dict[str, b
         "<h2>Scores per problem</h2>", _image(plots.get("problems"), "scores per problem"),
         "<h2>Tests passed</h2><p>Share of graded submissions passing each test, lowest first.</p>", _pass_rates(reports, modules),
         "<h2>Known mistakes</h2><p>Submissions whose output matched a known mistake's hint on at least one test, most first.</p>",
-        _mistakes(reports, modules, hint_of),
+        _mistakes(reports, modules),
         "<h2>Slowest to grade</h2>", _slowest(named, roster),
     ]
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

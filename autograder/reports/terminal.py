@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-from ..model.scores import GradeReport, ProblemResult
+from ..model.scores import GRADED, GradeReport, ProblemResult
 
 # C0 controls but newline and tab, DEL, C1 controls, and the bidirectional overrides that reorder what a line shows.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -27,7 +27,7 @@ def render_problem(problem: ProblemResult, width: int = 78) -> str:
     head = f"{problem.module} — {problem.title}"
     tally = f"{passed}/{len(problem.tests)} passed   {_fmt(problem.points)}/{_fmt(problem.max_points)} pts"
     lines = [f"{head}{' ' * max(2, width - len(head) - len(tally))}{tally}"]
-    if problem.status != "ok":
+    if problem.kind != GRADED:
         lines.append(f"  ! {problem.status}")
         detail = next((t.message for t in problem.tests if t.message.startswith(problem.status)), "")
         if detail.count("\n"):  # e.g. the SyntaxError's line and caret, shown once for the whole problem
@@ -37,7 +37,7 @@ def render_problem(problem: ProblemResult, width: int = 78) -> str:
         name = f"  {mark}  {test.name}"
         pts = f"{_fmt(test.points)}/{_fmt(test.max_points)}"
         lines.append(f"{name}{' ' * max(2, width - len(name) - len(pts))}{pts}")
-        if not test.passed and test.message and not (problem.status != "ok" and problem.status in test.message):
+        if not test.passed and test.message and not (problem.kind != GRADED and problem.status in test.message):
             lines += [textwrap.indent(test.message, "        ")]
     if problem.output.strip():
         lines.append("  printed by your code:")
@@ -48,7 +48,7 @@ def render_problem(problem: ProblemResult, width: int = 78) -> str:
 def render(report: GradeReport, title: str = "") -> str:
     """The whole report: notes, each problem, and a total line."""
     parts = [title] if title else []
-    parts += [f"note: {n}" for n in report.notes if not n.startswith("sandbox:")]
+    parts += [f"note: {n}" for n in report.notes]
     parts += [render_problem(p) for p in report.problems]
     total_tests = sum(len(p.tests) for p in report.problems)
     total_passed = sum(t.passed for p in report.problems for t in p.tests)

@@ -1,4 +1,4 @@
-"""What both kinds of session share about one exchange with the process running student code."""
+"""What both kinds of session record about each exchange with the process running student code."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ from dataclasses import dataclass
 STARTUP_SECONDS = 120.0  # a worker's start (its torch import) on a slow, loaded machine: charged to no student
 
 
-@dataclass
-class CallRecord:
-    """What one call cost, for reports and benchmarks."""
+@dataclass(frozen=True)
+class Exchange:
+    """One import or call: how long it took against its limit, and whether it had to be stopped (timeout, crash,
+    garbage, overuse). The time rules (``grading.time_rules``) charge budgets from these; benchmarks read them too."""
 
     module: str
-    func: str
+    op: str  # "import" or "call"
+    func: str  # "" for an import
     seconds: float
-    ok: bool
+    limit: float
+    stopped: bool

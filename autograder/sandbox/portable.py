@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import codec, staging
-from .errors import SandboxFault, StudentCallError, call_failure, import_failure
-from .exchange import STARTUP_SECONDS, CallRecord
+from . import codec, errors, staging
+from .errors import SandboxFault, StudentCallError, import_failure
+from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
 from .worker import wire
 
@@ -162,9 +162,7 @@ class PortableSession:
         self.submissions.mkdir()
         self.folder: str | None = None
         self.broken: dict[str, str] = {}
-        self.calls: list[CallRecord] = []
-        self.budgets: dict[str, float] = {}
-        self.spent: dict[str, float] = {}
+        self.exchanges: list[Exchange] = []  # what each import and call of the current submission cost
         self.restarts = 0
         self._planned = planned  # modules still to import: no child is started that none will use
         self._spares: list[_Child] = []
@@ -187,15 +185,12 @@ class PortableSession:
         self.settle_output()
         self.folder = folder
         self.output.clear()
-        self.broken, self.budgets, self.spent, self.calls = {}, {}, {}, []
+        self.broken, self.exchanges = {}, []
 
     def start(self) -> None:
         """Start the children now, so that torch loads while the grader prepares."""
         while len(self._spares) < min(SPARES, self._planned):
             self._spares.append(_Child(self.submissions, self.output))
-
-    def set_budget(self, module: str, seconds: float) -> None:
-        self.budgets[module] = seconds
 
     def settle_output(self) -> None:
         if self._child is not None:
@@ -225,7 +220,7 @@ class PortableSession:
         if self._live == (self.folder, module) and self._child is not None:
             return
         self._end_child()
-        if self._live is None and module in self.spent:
+        if self._live is None and any(e.module == module for e in self.exchanges):
             self.restarts += 1
         self._child = self._fresh_child()
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
@@ -237,27 +232,16 @@ class PortableSession:
 
     def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
         """Run ``module.func(*args, **kwargs)`` in the module's child within ``seconds``; return plain data."""
-        budget = self.budgets.get(module)
-        if budget is not None and self.spent.get(module, 0.0) >= budget:
-            self.calls.append(CallRecord(module, func, 0.0, False))
-            raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
-                                   f"(a call that is stopped counts as the full {seconds:g} s).", "budget")
         self.import_module(module, seconds)
         tree, blobs = codec.encode_call(args, kwargs)
-        start = time.monotonic()
-        try:
-            header = self._exchange({"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
-        except StudentCallError:
-            self.calls.append(CallRecord(module, func, time.monotonic() - start, False))
-            raise
-        self.calls.append(CallRecord(module, func, time.monotonic() - start, bool(header.get("ok"))))
+        header = self._exchange({"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
         if not header.get("ok"):
-            raise StudentCallError(call_failure(shown, header.get("error", {})), "raised")
+            raise errors.raised(shown, header.get("error", {}))
         return header["value_decoded"]
 
     def _exchange(self, request: dict, blobs: list, seconds: float, shown: str) -> dict:
         child, request = self._child, dict(request, id=next(self._ids))
-        module, start, stopped = request["module"], time.monotonic(), True
+        start, stopped = time.monotonic(), True
         timer = threading.Timer(seconds, child.kill)  # ends a child that stops reading while the grader writes to it
         timer.start()
         try:
@@ -277,20 +261,20 @@ class PortableSession:
             self._end_child()
             if timed_out:
                 self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-                raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
+                raise errors.timed_out(shown, seconds) from None
             self._mark_if_import(request, f"the process {what} while {shown}")
-            raise StudentCallError(f"The process running your code {what} during {shown}.", "crash") from None
+            raise errors.crashed(shown, what) from None
         except (wire.WireError, KeyError, ValueError, TypeError) as exc:
             self._end_child()
-            raise StudentCallError(f"{shown} sent back something unreadable ({exc}).", "garbage") from None
+            raise errors.unreadable(shown, exc) from None
         finally:
             timer.cancel()
-            elapsed = time.monotonic() - start
-            self.spent[module] = self.spent.get(module, 0.0) + (max(elapsed, seconds) if stopped else elapsed)
+            self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), time.monotonic() - start,
+                                           seconds, stopped))
 
     def _mark_if_import(self, request: dict, text: str) -> None:
         if request.get("op") == "import":
-            self.broken[request["module"]] = f"{request['module']}.py could not be imported: {text}."
+            self.broken[request["module"]] = errors.broken_import(request["module"], text)
 
     def close(self) -> None:
         """End every child and remove the staged copies."""

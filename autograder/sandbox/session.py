@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import codec, policy, staging
-from .errors import SandboxFault, StudentCallError, call_failure, import_failure
-from .exchange import STARTUP_SECONDS, CallRecord
+from . import codec, errors, policy, staging
+from .errors import SandboxFault, StudentCallError, import_failure
+from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
 from .process import Overuse, UnreadableReply, WorkerProcess
 from .setup import SandboxSetup
@@ -46,11 +46,8 @@ class WorkerSession:
         self._ids = itertools.count(1)
         self._staged = itertools.count(1)
         self.broken: dict[str, str] = {}
-        self.calls: list[CallRecord] = []
+        self.exchanges: list[Exchange] = []  # what each import and call of the current submission cost
         self.restarts = 0
-        self.budgets: dict[str, float] = {}
-        self.spent: dict[str, float] = {}
-        self._restart_credit: dict[str, float] = {}
         if start_now:
             self._launch()
 
@@ -98,10 +95,6 @@ class WorkerSession:
         if self._worker is None:
             self._launch()
 
-    def set_budget(self, module: str, seconds: float) -> None:
-        """Cap the total time of all calls into ``module``; a call that stops the worker counts as its full limit."""
-        self.budgets[module] = seconds
-
     def settle_output(self) -> None:
         """Make sure what the worker printed so far has been collected."""
         if self._worker is not None:
@@ -112,7 +105,7 @@ class WorkerSession:
         self.settle_output()
         self.folder = folder
         self.output.clear()
-        self.broken, self.budgets, self.spent, self._restart_credit, self.calls = {}, {}, {}, {}, []
+        self.broken, self.exchanges = {}, []
 
     def import_module(self, module: str, seconds: float) -> None:
         """Import ``module`` in the worker (in a fresh child); raise ``StudentCallError`` if that fails."""
@@ -153,11 +146,6 @@ class WorkerSession:
 
     def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
         """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds``; return plain data."""
-        budget = self.budgets.get(module)
-        if budget is not None and self.spent.get(module, 0.0) >= budget:
-            self.calls.append(CallRecord(module, func, 0.0, False))
-            raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
-                                   f"(a call that is stopped counts as the full {seconds:g} s).", "budget")
         try:
             self.import_module(module, seconds)
         except StudentCallError as exc:
@@ -166,19 +154,13 @@ class WorkerSession:
             raise
         worker = self._ensure_ready()
         tree, blobs = codec.encode_call(args, kwargs)
-        start = time.monotonic()
-        try:
-            header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
-        except StudentCallError:
-            self.calls.append(CallRecord(module, func, time.monotonic() - start, False))
-            raise
-        self.calls.append(CallRecord(module, func, time.monotonic() - start, bool(header.get("ok"))))
-        overused = self.setup.scratch_overused(worker)  # also after every call: a thread may write between the watch's samples
+        header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
+        overused = self.setup.scratch_overused(worker.host_pid)  # also after every call: a thread may write between the watch's samples
         if overused:
             self._reset()
-            raise StudentCallError(f"{shown} {overused} and was stopped.", "resource")
+            raise StudentCallError(f"{shown} {overused} and was stopped.", errors.RESOURCE)
         if not header.get("ok"):
-            raise StudentCallError(call_failure(shown, header.get("error", {})), "raised")
+            raise errors.raised(shown, header.get("error", {}))
         return header["value_decoded"]
 
     def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
@@ -187,7 +169,7 @@ class WorkerSession:
         stopped = True
         try:
             worker.send(request, blobs, start + seconds)
-            header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker))
+            header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker.host_pid))
             if header.get("id") != request["id"]:
                 raise wire.WireError("a reply that does not answer this request")
             if any(k in header for k in ("reset", "interrupted", "ready")) or ("fault" in header and request["op"] != "import"):
@@ -204,37 +186,24 @@ class WorkerSession:
         except TimeoutError:
             self._stop(worker)
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-            raise StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", "timeout") from None
+            raise errors.timed_out(shown, seconds) from None
         except Overuse as exc:
             self._stop(worker)
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")
-            raise StudentCallError(f"{shown} {exc} and was stopped.", "resource") from None
+            raise StudentCallError(f"{shown} {exc} and was stopped.", errors.RESOURCE) from None
         except (EOFError, BrokenPipeError, OSError):
             what = worker.exit_description()
             worker.kill()
             self._mark_if_import(request, f"the process {what} while {shown}")
-            raise StudentCallError(f"The process running your code {what} during {shown}.", "crash") from None
+            raise errors.crashed(shown, what) from None
         except (wire.WireError, KeyError, ValueError, TypeError) as exc:
             if not isinstance(exc, UnreadableReply):  # else the worker already ended the module and is fit for the next
                 worker.kill()
             self._mark_if_import(request, f"{shown} sent back something unreadable")
-            raise StudentCallError(f"{shown} sent back something unreadable ({exc}).", "garbage") from None
+            raise errors.unreadable(shown, exc) from None
         finally:
-            self._charge(request, time.monotonic() - start, seconds, stopped)
-
-    def _charge(self, request: dict, elapsed: float, seconds: float, stopped: bool) -> None:
-        """Add a request's time to its module's budget: a stopped request counts as its full limit.
-
-        That full limit also pays for the module's re-import in the fresh child that follows, up to what the
-        stopped request left unused, so a few crashing calls do not cost the module's other calls their time.
-        """
-        module = request.get("module", "")
-        if stopped:
-            self.spent[module] = self.spent.get(module, 0.0) + max(elapsed, seconds)
-            self._restart_credit[module] = max(seconds - elapsed, 0.0)
-            return
-        covered = min(self._restart_credit.pop(module, 0.0), elapsed) if request.get("op") == "import" else 0.0
-        self.spent[module] = self.spent.get(module, 0.0) + elapsed - covered
+            self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), time.monotonic() - start,
+                                           seconds, stopped))
 
     def _stop(self, worker: WorkerProcess) -> None:
         """End the running call: only the module's child when the worker answers, else the whole worker."""
@@ -244,7 +213,7 @@ class WorkerSession:
 
     def _mark_if_import(self, request: dict, text: str) -> None:
         if request.get("op") == "import":
-            self.broken[request["module"]] = f"{request['module']}.py could not be imported: {text}."
+            self.broken[request["module"]] = errors.broken_import(request["module"], text)
 
     def close(self) -> None:
         """Kill the worker and everything it started; free its uid and remove its box."""

@@ -5,13 +5,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import identity, policy, runtime
 from .worker import cleanup
-
-if TYPE_CHECKING:
-    from .process import WorkerProcess
 
 SCRATCH_MB = policy.TMP_MB
 
@@ -51,30 +47,28 @@ class SandboxSetup:
             self.identity.release()
         self.box.remove()
 
-    def scratch_overused(self, worker: WorkerProcess | None = None) -> str | None:
+    def scratch_overused(self, worker_pid: int | None = None) -> str | None:
         """Why the running call must stop, if the files it wrote (scratch folder, and as its own uid in the shared
         temporary folders) pass ``SCRATCH_MB``, ``cleanup.MAX_ENTRIES`` entries or ``cleanup.MAX_DEPTH`` levels;
-        bubblewrap caps the bytes of its in-memory /tmp itself, which the grader sees through the worker's root."""
+        bubblewrap caps the bytes of its in-memory /tmp itself, which the grader sees through the root of the worker's
+        first process (``worker_pid``, as the grader sees it)."""
         if self.protections.bwrap:
-            if worker is None or worker.host_pid is None:
+            if worker_pid is None:
                 return None
-            used = cleanup.usage(f"/proc/{worker.host_pid}/root/tmp")
-            if used.too_deep:
-                return f"made folders more than {cleanup.MAX_DEPTH} levels deep"
-            if used.entries > cleanup.MAX_ENTRIES:
-                return f"made more than {cleanup.MAX_ENTRIES} files and folders"
-            return None
-        used = cleanup.usage(str(self.box.scratch))
-        if self.identity is not None:
-            for path in identity.files_of(self.identity.uid):
-                cleanup.usage(path, used)
+            used = cleanup.usage(f"/proc/{worker_pid}/root/tmp")
+        else:
+            used = cleanup.usage(str(self.box.scratch))
+            if self.identity is not None:
+                for path in identity.files_of(self.identity.uid):
+                    cleanup.usage(path, used)
         if used.too_deep:
             return f"made folders more than {cleanup.MAX_DEPTH} levels deep"
         if used.entries > cleanup.MAX_ENTRIES:
             return f"made more than {cleanup.MAX_ENTRIES} files and folders"
-        if used.bytes > SCRATCH_MB << 20:
+        if not self.protections.bwrap and used.bytes > SCRATCH_MB << 20:
             return f"wrote more than {SCRATCH_MB} MB of files ({used.bytes >> 20} MB)"
         return None
+
 
 _CHECKED: dict[str, runtime.Interpreter] = {}
 

@@ -98,7 +98,7 @@ def _start_job(assignment: Assignment) -> None:
 
     _JOB["assignment"] = assignment
     _JOB["session"] = grader.reusable_session(assignment)
-    util.Finalize(None, grader.close_reusable, args=(_JOB["session"],), exitpriority=10)
+    util.Finalize(None, _JOB["session"].close, exitpriority=10)
     try:
         _JOB["tests"] = grader.load_all_tests(assignment)
     except Exception:  # noqa: BLE001 - each submission then loads them itself and records the error

@@ -131,7 +131,7 @@ class TrustedFunction:
             return self.recorder.student(self.func, args, kwargs)
         except Exception as exc:  # noqa: BLE001 - reported as the worker reports a student's exception
             shown = calls.describe_call(self.module, self.func, args, kwargs)
-            raise StudentCallError(f"{shown} raised {type(exc).__name__}: {exc}", "raised") from None
+            raise StudentCallError(f"{shown} raised {type(exc).__name__}: {exc}", "raised", type(exc).__name__) from None
 
 
 class TrustedModule:

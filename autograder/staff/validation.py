@@ -1,4 +1,9 @@
-"""Grade the reference, the stub, every known mistake and every fair alternative of a problem.
+"""The tests' own check: grade the reference, the stub, every known mistake and every fair alternative of a problem.
+
+Per problem: reference full marks, stub zero, each mistake loses points, each fair alternative keeps them, a
+mistake inside an otherwise complete reference submission costs points on its own problem only, and the
+committed stub equals the one generated from the reference. Optionally the Gradescope zip is built and run
+with ``otter run``.
 
 All variants of one problem share one worker (each staged under its own module name), so
 validating a problem costs one torch import, not one per variant. The worker gets the memory the
@@ -7,14 +12,23 @@ manifest's Gradescope container leaves student code, so a variant that would fai
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
-from ..grading import worker_memory
+from ..gradescope import build
+from ..grading import grader, worker_memory
 from ..grading.grader import grade_problem
 from ..grading.runner import load_tests
-from ..model import manifest
-from ..model.manifest import Problem
+from ..model import manifest, paths
+from ..model.manifest import Assignment, Problem
 from ..model.scores import ProblemResult
 from ..sandbox.session import WorkerSession
 from . import solutions, templating
@@ -64,3 +78,104 @@ def grade_variants(problem: Problem, variants: list[tuple[str, str, str]] | None
         return [Outcome(label, kind, grade_problem(problem, tests, session, worker_name=names[label])) for label, kind, _ in variants]
     finally:
         session.close()
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a problem's table."""
+
+    variant: str
+    expectation: str
+    score: str
+    ok: bool
+
+
+def variant_rows(problem: Problem) -> list[Row]:
+    """Reference, stub, mistakes and fair alternatives, graded with public and hidden tests."""
+    return [Row(o.label, o.expectation, f"{o.result.points:g}/{o.result.max_points:g}", o.as_expected)
+            for o in grade_variants(problem)]
+
+
+def isolation_row(problem: Problem, assignment: Assignment, workdir: Path) -> Row | None:
+    """Grade the first mistake of ``problem`` inside a full reference submission: only its problem may lose points."""
+    found = solutions.mistakes(problem.module)
+    if not found or len(assignment.problems) < 2:
+        return None
+    mistake = found[0]
+    folder = workdir / f"isolation_{problem.module}"
+    folder.mkdir()
+    for module in assignment.modules:
+        source = mistake.source() if module == problem.module else solutions.reference_path(module).read_text(encoding="utf-8")
+        (folder / f"{module}.py").write_text(source, encoding="utf-8")
+    report = grader.grade(folder, assignment)
+    others = [p for p in report.problems if p.module != problem.module]
+    own = next(p for p in report.problems if p.module == problem.module)
+    short = [f"{p.module} {p.points:g}/{p.max_points:g}" for p in others if p.points < p.max_points - 1e-9]
+    ok = not short and own.points < own.max_points - 1e-9
+    score = f"own {own.points:g}/{own.max_points:g}; " + (", ".join(short) if short else "others full")
+    return Row(f"only-there:{mistake.name}", "loses points on its problem only", score, ok)
+
+
+def template_row(problem: Problem) -> Row:
+    """The committed stub equals the stub generated from the reference."""
+    reference = solutions.reference_path(problem.module).read_text(encoding="utf-8")
+    stub = paths.TEMPLATES / f"{problem.module}.py"
+    in_sync = stub.is_file() and stub.read_text(encoding="utf-8") == templating.stub_source(reference)
+    return Row("template", "in sync with reference", "same" if in_sync else ("missing" if not stub.is_file() else "differs"), in_sync)
+
+
+def zip_rows(assignment: Assignment, workdir: Path) -> list[Row]:
+    """Build the Gradescope zip, check it holds every test file, and grade the reference with ``otter run``."""
+    zip_path = build.build_autograder_zip(workdir / "autograder.zip")
+    with zipfile.ZipFile(zip_path) as zf:
+        names = set(zf.namelist())
+    wanted = [f"tests/{p.module}_{path.stem}.py" for p in assignment.problems for path, _ in p.test_files(include_hidden=True)]
+    missing = [w for w in wanted if w not in names]
+    rows = [Row("zip:test files", f"all {len(wanted)} present", f"{len(wanted) - len(missing)}/{len(wanted)}", not missing)]
+    ref_zip = workdir / "reference.zip"
+    with zipfile.ZipFile(ref_zip, "w") as zf:
+        for module in assignment.modules:
+            zf.write(solutions.reference_path(module), f"{module}.py")
+    out = workdir / "otter-run"
+    out.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(zip_path), "-o", str(out), str(ref_zip)],
+                          capture_output=True, text=True, timeout=1800)
+    results = out / "results.json"
+    score = json.loads(results.read_text())["score"] if results.is_file() else None
+    shown = "no results.json" if score is None else f"{score:g}/{assignment.total_points:g}"
+    rows.append(Row("zip:otter run reference", "full marks", shown, proc.returncode == 0 and score is not None and abs(score - assignment.total_points) < 1e-9))
+    return rows
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of the validation: a problem's rows, or the zip's."""
+
+    title: str
+    rows: list[Row]
+
+    @property
+    def misses(self) -> int:
+        return sum(not r.ok for r in self.rows)
+
+
+def problem_table(problem: Problem, assignment: Assignment, workdir: Path) -> Table:
+    """Reference, stub, mistakes, fair variants, the first mistake inside a full submission, the template."""
+    rows = variant_rows(problem)
+    isolation = isolation_row(problem, assignment, workdir)
+    rows += [isolation] if isolation else []
+    rows.append(template_row(problem))
+    return Table(f"{problem.module} — {problem.title}", rows)
+
+
+def tables(assignment: Assignment, modules: list[str] | None = None, with_zip: bool = False) -> Iterator[Table]:
+    """The tables of a validation, one per problem (and one for the Gradescope zip), each as soon as it is graded."""
+    workdir = Path(tempfile.mkdtemp(prefix="autograder-validate-"))
+    try:
+        for problem in assignment.problems:
+            if modules is None or problem.module in modules:
+                yield problem_table(problem, assignment, workdir)
+        if with_zip:
+            yield Table("Gradescope zip", zip_rows(assignment, workdir))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)

@@ -13,10 +13,9 @@ import contextlib
 import contextvars
 import inspect
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Protocol
 
 from ..expected import records
-from ..grading.proxy import StudentFunction
 from ..sandbox.errors import StudentCallError
 from . import checks
 
@@ -37,9 +36,9 @@ def collecting_mistakes() -> Iterator[list[tuple[str, str]]]:
         _OFFERED.reset(token)
 
 
-def mistakes_shown(message: str, offered: list[tuple[str, str]]) -> list[str]:
-    """The offered mistakes whose hint the failure message shows (a test may rewrap a failure or drop it)."""
-    return list(dict.fromkeys(name for name, hint in offered if f"Hint: {hint}" in message))
+def mistakes_shown(message: str, offered: list[tuple[str, str]]) -> dict[str, str]:
+    """The offered mistakes whose hint the failure message shows, with the hint (a test may rewrap a failure or drop it)."""
+    return {name: hint for name, hint in offered if f"Hint: {hint}" in message}
 
 
 def _short(value: Any) -> str:
@@ -94,6 +93,15 @@ def known_mistake(module: str, name: str) -> str:
     return f"Hint: {hint}"
 
 
+class StudentFunction(Protocol):
+    """A student's ``module.func`` as a test holds it: calling it runs the function out of process (``grading.proxy``)."""
+
+    module: str
+    func: str
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
+
 class Call:
     """A student call plus everything needed to judge it."""
 
@@ -128,9 +136,9 @@ class Call:
         tol = self.tolerance(rtol)
         diff = checks.difference(got, expected, tol)
         if diff:
-            lines = [f"Called: {self.shown}", f"Expected: {checks.describe(expected)}", f"Got: {checks.describe(got)}", f"Where: {diff}"]
-            lines += [f"Hint: {h}" for h in (self.hints(got, expected, tol) if hints else [])]
-            raise checks.CheckFailure("\n".join(lines))
+            found = self.hints(got, expected, tol) if hints else []
+            raise checks.CheckFailure.labelled(Called=self.shown, Expected=checks.describe(expected), Got=checks.describe(got),
+                                               Where=diff, Hint="\n".join(found))
         return got
 
     def matches_reference(self, rtol: float | None = None, hints: bool = True) -> Any:
@@ -166,8 +174,10 @@ def expect_raises(call: Call, exception: str) -> None:
     try:
         got = call.result()
     except StudentCallError as exc:
-        first = str(exc).splitlines()[0]
-        if exc.kind == "raised" and f" raised {exception}:" in first:
+        if exc.kind == "raised" and exc.raised == exception:
             return
-        checks.fail(f"Called: {call.shown}\nExpected: {exception}\nGot: {first}")
-    checks.fail(f"Called: {call.shown}\nExpected: {exception}\nGot: it returned {checks.describe(got)} instead of raising")
+        got_text = str(exc).splitlines()[0]
+    else:
+        got_text = f"it returned {checks.describe(got)} instead of raising"
+    if not checks.DEFERRED.get():
+        raise checks.CheckFailure.labelled(Called=call.shown, Expected=exception, Got=got_text)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..model.scores import DETAIL_LABELS
 from ..sandbox.worker.wire import Unsupported
 
 REVEAL = contextvars.ContextVar("reveal_expected_values", default=True)
@@ -29,7 +30,25 @@ def revealing() -> bool:
 
 
 class CheckFailure(AssertionError):
-    """A check failed; the message is written for the student."""
+    """A check failed: the message is written for the student; ``parts`` are its labelled lines where the check knew them."""
+
+    def __init__(self, message: str = "", parts: dict[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.parts = dict(parts or {})
+
+    @classmethod
+    def labelled(cls, **parts: str) -> CheckFailure:
+        """A failure written as ``Called: ...``, ``Expected: ...``, ``Got: ...``, ``Where: ...`` and one ``Hint: ...`` line per hint."""
+        kept = {label: parts[label] for label in DETAIL_LABELS if parts.get(label)}
+        lines = [f"{label}: {line}" for label, text in kept.items() for line in (text.splitlines() if label == "Hint" else [text])]
+        return cls("\n".join(lines), kept)
+
+    def with_hints(self, hints: list[str]) -> CheckFailure:
+        """The same failure with ``hints`` added."""
+        if not hints:
+            return self
+        parts = dict(self.parts, Hint="\n".join(filter(None, [self.parts.get("Hint", ""), *hints])))
+        return CheckFailure("\n".join([str(self), *(f"Hint: {h}" for h in hints)]), parts)
 
 
 @dataclass(frozen=True)
@@ -216,7 +235,8 @@ def fail(message: str, called: str | None = None) -> None:
     """Raise a ``CheckFailure`` with an optional 'Called:' line first."""
     if DEFERRED.get():
         return
-    raise CheckFailure((f"Called: {called}\n" if called else "") + message)
+    parts = {"Called": called, "Where": message} if called else {"Where": message}
+    raise CheckFailure((f"Called: {called}\n" if called else "") + message, parts)
 
 
 def expect_equal(got: Any, expected: Any, tol: Tolerance = FLOAT64, called: str | None = None) -> None:

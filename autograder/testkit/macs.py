@@ -2,7 +2,7 @@
 
 The inputs must be ``inputs.TensorArray``s (what ``rand``/``randn`` give): their products are
 counted while ``measured_macs`` runs. It agrees with torch's ``FlopCounterMode`` (halved) on the
-products the tests write with ``@`` (``tests/test_macs.py`` checks that), without importing torch.
+products the tests write with ``@`` (``tests/testkit/test_macs.py`` checks that), without importing torch.
 """
 
 from __future__ import annotations

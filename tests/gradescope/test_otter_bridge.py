@@ -2,7 +2,7 @@
 
 import os
 
-from autograder.gradescope.otter_bridge import expose, prepare_run, quarantine_extras
+from autograder.gradescope.otter_bridge import RUN_RECORD, expose, prepare_run, quarantine_extras, read_run_record, record_run
 from autograder.grading import time_rules
 from autograder.model import manifest
 from autograder.staff import solutions
@@ -37,11 +37,25 @@ def test_prepare_run_quarantines_fixes_the_deadline_and_tells_staff_the_limits(t
     monkeypatch.delenv(time_rules.DEADLINE_ENV, raising=False)
     folder = reference_submission(tmp_path / "submission")
     (folder / "otter.py").write_text("")
-    prepare_run(str(folder), str(tmp_path / "quarantine"))
+    (tmp_path / "results").mkdir()
+    prepare_run(str(folder), str(tmp_path / "quarantine"), str(tmp_path / "results"))
     assert (tmp_path / "quarantine" / "otter.py").exists()
     assert time_rules.inherited_deadline() is not None
     log = capsys.readouterr().out
     assert "sandbox:" in log and "worker memory limit" in log and "time rules: per call: qkv_arithmetic" in log
+    notes, refused = read_run_record(tmp_path / "results")  # the same notes, as data for the emulation
+    assert notes == log.strip().splitlines() and refused == {}
+
+
+def test_the_run_record_counts_refused_calls_by_kind_and_skips_what_it_cannot_read(tmp_path):
+    for entry in ({"staff_notes": ["sandbox: x"]}, {"refused": "timeout"}, {"refused": "budget"}, {"refused": "timeout"}):
+        record_run(entry, tmp_path)
+    with open(tmp_path / RUN_RECORD, "a") as f:
+        f.write("not json\n[1, 2]\n")
+    notes, refused = read_run_record(tmp_path)
+    assert notes == ["sandbox: x"] and refused == {"timeout": 2, "budget": 1}
+    record_run({"refused": "timeout"}, tmp_path / "absent")  # not on Gradescope: nothing is written
+    assert read_run_record(tmp_path / "absent") == ([], {})
 
 
 def test_exposed_proxies_run_the_student_in_the_sandbox(tmp_path):

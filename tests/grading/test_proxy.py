@@ -16,7 +16,7 @@ class FakeSession:
     """Stands in for a worker session: counts fresh processes and answers ``f(x)`` with ``x + 1`` (or a wrong value)."""
 
     def __init__(self, events: list, wrong: bool = False) -> None:
-        self.events, self.wrong, self.processes = events, wrong, 0
+        self.events, self.wrong, self.processes, self.exchanges = events, wrong, 0, []
 
     def fresh(self, module: str) -> None:
         self.processes += 1

@@ -30,7 +30,7 @@ def test_a_reused_worker_leaves_nothing_for_the_next_submission(tmp_path, assign
         report_third = grader.grade(paths.REFERENCE, assignment, modules=["qkv_arithmetic"], session=session)
         assert session.restarts == 0
     finally:
-        grader.close_reusable(session)
+        session.close()
     assert report_first.points < report_first.max_points
     assert report_second.points == report_second.max_points, [t.message for p in report_second.problems for t in p.tests if not t.passed]
     assert report_third.points == report_third.max_points

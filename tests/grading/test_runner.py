@@ -51,7 +51,8 @@ def scale_ignored():
 def test_a_failure_with_a_hint_records_that_mistake():
     result = runner.run_test(spec(lambda: Call(scale_ignored(), Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic")
     assert not result.passed and f"Hint: {mistake('scale_ignored').hint}" in result.message
-    assert result.mistakes == ["scale_ignored"]
+    assert result.mistakes == {"scale_ignored": mistake("scale_ignored").hint}
+    assert result.details["Hint"] == mistake("scale_ignored").hint and result.details["Called"].startswith("qkv_arithmetic.attention_scores(")
 
 
 def test_a_hint_the_final_message_drops_is_not_recorded():
@@ -62,7 +63,7 @@ def test_a_hint_the_final_message_drops_is_not_recorded():
             raise CheckFailure("the scores are wrong") from None
 
     result = runner.run_test(spec(rewrapped), {}, "qkv_arithmetic")
-    assert not result.passed and result.mistakes == []
+    assert not result.passed and result.mistakes == {}
 
 
 def test_a_passing_test_records_nothing_even_after_a_hint_was_offered():
@@ -71,6 +72,6 @@ def test_a_passing_test_records_nothing_even_after_a_hint_was_offered():
         assert call.hints(call.result(), call.reference(), call.tolerance(None)) == [mistake("scale_ignored").hint]
 
     result = runner.run_test(spec(recovers), {}, "qkv_arithmetic")
-    assert result.passed and result.mistakes == []
+    assert result.passed and result.mistakes == {}
     reference = Answers(solutions.reference("qkv_arithmetic").attention_scores)
-    assert runner.run_test(spec(lambda: Call(reference, Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic").mistakes == []
+    assert runner.run_test(spec(lambda: Call(reference, Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic").mistakes == {}

@@ -7,18 +7,23 @@ import pytest
 
 from autograder.grading import grader, time_rules
 from autograder.model import paths
-from autograder.sandbox.session import StudentCallError
+from autograder.sandbox.errors import StudentCallError
+from autograder.sandbox.exchange import Exchange
 from tests.helpers import reference_submission
 
 
 class FakeSession:
-    """Answers calls from a script: a value to return, or a StudentCallError kind to raise."""
+    """Answers calls from a script: a value to return, or a StudentCallError kind to raise; each step may first record
+    the exchanges the call cost (``(op, seconds, stopped)``)."""
 
-    def __init__(self, script):
-        self.script, self.calls = list(script), []
+    def __init__(self, script, costs=None):
+        self.script, self.calls, self.exchanges = list(script), [], []
+        self.costs = list(costs or [])
 
     def call(self, module, func, args, kwargs, seconds, shown):
         self.calls.append(func)
+        for op, spent, stopped in self.costs.pop(0) if self.costs else []:
+            self.exchanges.append(Exchange(module, op, func if op == "call" else "", spent, seconds, stopped))
         step = self.script.pop(0)
         if isinstance(step, str):
             raise StudentCallError(f"{shown} failed", step)
@@ -53,6 +58,39 @@ def test_past_the_deadline_no_call_runs_and_the_student_is_told_it_is_not_their_
     with pytest.raises(StudentCallError) as err:
         run(guard, session, "f")
     assert err.value.kind == "deadline" and "not of your code" in str(err.value) and session.calls == []
+
+
+def test_a_spent_budget_refuses_the_module_s_next_calls_and_a_stopped_call_counts_its_full_limit():
+    # Limit 5 s, budget 12 s: a call stopped after 1 s (a crash) counts 5 s; two fast calls 2 s each; then 9 s spent.
+    session = FakeSession(["crash", 1, 2, 3, 4], costs=[[("import", 1.0, False), ("call", 1.0, True)], [("call", 2.0, False)],
+                                                          [("call", 2.0, False)], [("call", 4.0, False)]])
+    guard = time_rules.CallGuard()
+    guard.set_budget("m", 12.0)
+    with pytest.raises(StudentCallError):
+        run(guard, session, "f")
+    assert guard.spent["m"] == 6.0
+    assert [run(guard, session, "f") for _ in range(3)] == [1, 2, 3]  # 6 + 2 + 2 + 4 = 14 s spent, over the budget
+    with pytest.raises(StudentCallError) as err:
+        run(guard, session, "g")
+    assert err.value.kind == "budget" and "used up their time budget of 12 s" in str(err.value) and session.calls == ["f"] * 4
+
+
+def test_a_stopped_call_s_unused_limit_pays_for_the_re_import_after_it():
+    session = FakeSession(["crash", 1], costs=[[("call", 1.0, True)], [("import", 3.0, False), ("call", 0.5, False)]])
+    guard = time_rules.CallGuard()
+    with pytest.raises(StudentCallError):
+        run(guard, session, "f")
+    assert run(guard, session, "f") == 1
+    assert guard.spent["m"] == 5.0 + (3.0 - 3.0) + 0.5  # the crash left 4 s of its limit: the 3 s re-import is paid for
+
+
+def test_the_kinds_of_stopped_and_refused_calls_are_reported():
+    told = []
+    session, guard = FakeSession(["timeout", "raised"]), time_rules.CallGuard(on_refused=told.append)
+    for func in ("f", "f", "g"):
+        with pytest.raises(StudentCallError):
+            run(guard, session, func)
+    assert told == ["timeout", "skipped"]  # a call that raised is the student's answer, not a refusal
 
 
 def test_the_deadline_is_inherited_through_the_environment(assignment, monkeypatch):

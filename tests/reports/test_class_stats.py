@@ -5,8 +5,10 @@ from tests.helpers import make_report
 
 MODULES = ["p", "q"]
 REPORTS = [
-    make_report("a", {"p": [("t1", 1, True), ("t2", 2, False, "m1", "m2")], "q": [("u", 1, False, "m3")]}, seconds=3),
-    make_report("b", {"p": [("t1", 1, False, "m1"), ("t2", 2, False, "m1")], "q": [("u", 1, True)]}, seconds=9),
+    make_report("a", {"p": [("t1", 1, True), ("t2", 2, False, "m1", "m2")], "q": [("u", 1, False, "m3")]}, seconds=3,
+                hints={"m2": "hint of p/m2"}),
+    make_report("b", {"p": [("t1", 1, False, "m1"), ("t2", 2, False, "m1")], "q": [("u", 1, True)]}, seconds=9,
+                hints={"m1": "hint of p/m1"}),
     make_report("c", {"p": [("t1", 1, True), ("t2", 2, True)], "q": [("u", 1, True)]}, seconds=1),
     make_report("d", {}, seconds=20, notes=("grader error: boom",)),
 ]
@@ -20,11 +22,12 @@ def test_pass_rates_per_test_lowest_first_over_graded_submissions():
 
 
 def test_a_mistake_counts_once_per_submission_most_first():
-    counts = class_stats.mistake_counts(REPORTS, MODULES, lambda module, name: f"hint of {module}/{name}")
+    counts = class_stats.mistake_counts(REPORTS, MODULES)  # the hint is the one the records kept (a record without one: the next)
     assert [(c.mistake, c.submissions, c.tests, c.hint) for c in counts["p"]] == [
         ("m1", 2, ("t2", "t1"), "hint of p/m1"), ("m2", 1, ("t2",), "hint of p/m2")]
     assert [(c.mistake, c.submissions) for c in counts["q"]] == [("m3", 1)]
-    assert class_stats.mistake_counts(REPORTS[2:], MODULES, lambda m, n: "") == {"p": [], "q": []}
+    assert [c.hint for c in counts["q"]] == [""]
+    assert class_stats.mistake_counts(REPORTS[2:], MODULES) == {"p": [], "q": []}
 
 
 def test_score_lines_counts_and_slowest():
@@ -36,8 +39,3 @@ def test_score_lines_counts_and_slowest():
     named = {r.submission: r for r in REPORTS}
     assert [name for name, _ in class_stats.slowest(named, 2)] == ["d", "b"]
 
-
-def test_known_hint_reads_the_mistake_file_and_tolerates_a_removed_one():
-    assert "scale" in class_stats.known_hint("qkv_arithmetic", "scale_ignored")
-    assert class_stats.known_hint("qkv_arithmetic", "no_such_mistake") == ""
-    assert class_stats.known_hint("no_such_problem", "x") == ""

@@ -3,6 +3,7 @@
 import csv
 import io
 
+from autograder.model import scores
 from autograder.model.roster import Entry, Student
 from autograder.reports import csv_report
 from tests.helpers import make_report
@@ -41,5 +42,7 @@ def test_status_names_what_went_wrong():
     broken = make_report("x", {}, notes=("grader error: RuntimeError: boom",))
     assert csv_report.status(broken) == "grader error: RuntimeError: boom"
     partial = make_report("y", {"qkv_arithmetic": [("a", 1, True)], "complexity": [("c", 1, False)]})
-    partial.problems[1].status = "complexity.py was not found in the submission"
+    partial.problems[1].status, partial.problems[1].kind = "complexity.py was not found in the submission", scores.MISSING
     assert csv_report.status(partial) == "missing complexity.py"
+    partial.problems[1].kind = scores.UNREADABLE  # the kind decides, never the words
+    assert csv_report.status(partial) == "complexity: complexity.py was not found in the submission"

@@ -13,7 +13,7 @@ from tests.helpers import make_report
 EVIL = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 NAMED = {
     f"sub_{i}": make_report(f"sub_{i}", {"qkv_arithmetic": [("t1", 1, i % 2 == 0), ("t2", 2, *((True,) if i % 3 == 0 else (False, "scale_ignored")))],
-                                         "complexity": [("c1", 3, i % 4 == 0)]}, seconds=float(i))
+                                         "complexity": [("c1", 3, i % 4 == 0)]}, seconds=float(i), hints={"scale_ignored": f"hint {EVIL}"})
     for i in range(12)
 }
 NAMED["sub_<b>"] = make_report("sub_<b>", {}, seconds=99.0, notes=(f"grader error: {EVIL}",))
@@ -24,7 +24,7 @@ MODULES = ["qkv_arithmetic", "complexity"]
 def page(pngs=None):
     reports = list(NAMED.values())
     pngs = pngs if pngs is not None else {"totals": plots.totals_png(reports), "problems": plots.problems_png(reports, MODULES)}
-    return summary_html.render(NAMED, MODULES, pngs, ROSTER, title=f"Grades {EVIL}", hint_of=lambda m, n: f"hint {EVIL}")
+    return summary_html.render(NAMED, MODULES, pngs, ROSTER, title=f"Grades {EVIL}")
 
 
 def test_student_strings_are_escaped_and_the_page_is_self_contained():

@@ -65,8 +65,7 @@ def expect_count(call, expected):
     try:
         expect_equal(got, expected, called=call.shown)
     except CheckFailure as failure:
-        hints = [f"Hint: {h}" for h in call.hints(got, expected, FLOAT64)]
-        raise CheckFailure("\n".join([str(failure), *hints])) from None
+        raise failure.with_hints(call.hints(got, expected, FLOAT64)) from None
 
 
 @test_case(points=1, hidden=True)

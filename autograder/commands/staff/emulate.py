@@ -11,7 +11,6 @@ from ...gradescope import build, emulation, layout
 from ...model import manifest, paths
 from ...reports.score_table import problem_totals
 
-STAFF_LOG = ("sandbox:", "worker memory limit", "warning:", "time rules:")  # what run_otter.py prints for staff
 NAME = "emulate"
 HELP = "grade a submission the way Gradescope runs the zip (root, /autograder, its CPU and memory)"
 DESCRIPTION = ("Lay out /autograder, run the zip's run_autograder as root in a cgroup capped like Gradescope's container "
@@ -57,7 +56,7 @@ def report(outcome: emulation.Run, modules: list[str]) -> str:
     lines = []
     caps = f"{outcome.caps.cpus:g} CPU, {outcome.caps.memory_mb} MB" if outcome.caps else "no caps"
     lines.append(f"emulated container: {caps}; namespaces {'allowed' if outcome.namespaces else 'refused'}")
-    lines += [f"  {line}" for line in outcome.stdout.splitlines() if line.startswith(STAFF_LOG)]
+    lines += [f"  {line}" for line in outcome.staff_notes]
     if outcome.results is None:
         why = "the overall timeout was reached" if outcome.timed_out else "no valid results.json was written"
         lines.append(f"NO RESULTS: {why} (Gradescope would give 0 and show the student nothing)")
@@ -68,8 +67,7 @@ def report(outcome: emulation.Run, modules: list[str]) -> str:
             lines.append(f"{module:<{width}}  {score:6g} / {top:g}")
         lines.append(f"{'TOTAL':<{width}}  {float(outcome.results.get('score', 0)):6g}")
         lines += lost_points(outcome.results)
-        stopped, skipped = emulation.stopped_calls(outcome.results)
-        lines.append(f"calls stopped at their time limit: {stopped}; calls not run (time rules): {skipped}")
+        lines.append(f"calls stopped at their time limit: {outcome.stopped_calls}; calls not run (time rules): {outcome.calls_not_run}")
     peak = f"{outcome.peak_memory_mb:.0f} MB" if outcome.peak_memory_mb is not None else "unknown"
     cpu = f"{outcome.cpu_seconds:.1f} s" if outcome.cpu_seconds is not None else "unknown"
     if outcome.throttled_periods is not None:

@@ -1,6 +1,7 @@
 """``emulate``: what it prints for staff, with results and without, and when the machine cannot emulate."""
 
 import argparse
+from collections import Counter
 
 from autograder.commands.staff import emulate
 from autograder.gradescope import container, emulation, layout
@@ -12,19 +13,21 @@ MODULES = ["qkv_arithmetic", "receptive_field"]
 def _run(results, **changes):
     fields = dict(results=results, wall_seconds=12.3, peak_memory_mb=555.5, cpu_seconds=6.1, throttled_periods=40, oom_kills=0,
                   leftovers_killed=2, timed_out=False, exit_status=0, stdout="logo\nsandbox: own process group\nworker memory limit 728 MB (x)\n",
-                  caps=container.Caps(0.5, 768), namespaces=False, not_emulated=["the image: setup.sh is not run"])
+                  caps=container.Caps(0.5, 768), namespaces=False, not_emulated=["the image: setup.sh is not run"],
+                  staff_notes=["sandbox: own process group", "worker memory limit 728 MB (x)"],
+                  refused=Counter({"timeout": 1, "skipped": 1, "budget": 2, "raised": 5}))
     return emulation.Run(**(fields | changes))
 
 
 def test_report_shows_scores_stopped_calls_cost_and_what_was_not_emulated():
     results = {"score": 11.0, "tests": [
-        {"name": "qkv_arithmetic_public", "score": 1.0, "max_score": 6.0, "output": "x did not finish within the time limit of 5 s and was stopped."},
-        {"name": "qkv_arithmetic_hidden", "score": 0.0, "max_score": 9.0, "output": "y was not run: the calls ..."},
+        {"name": "qkv_arithmetic_public", "score": 1.0, "max_score": 6.0, "output": "a message that names no kind"},
+        {"name": "qkv_arithmetic_hidden", "score": 0.0, "max_score": 9.0, "output": "y was not run: (the words are never counted)"},
         {"name": "receptive_field_public", "score": 10.0, "max_score": 10.0, "output": ""}]}
     text = emulate.report(_run(results), MODULES)
     for words in ("0.5 CPU, 768 MB; namespaces refused", "  sandbox: own process group", "  worker memory limit 728 MB",
                   "qkv_arithmetic        1 / 15", "receptive_field      10 / 10", "TOTAL                11",
-                  "calls stopped at their time limit: 1; calls not run (time rules): 1",
+                  "calls stopped at their time limit: 1; calls not run (time rules): 3",  # from the run record's kinds
                   "wall time 12.3 s; peak memory 556 MB; CPU time 6.1 s (the quota held it back in 40 periods",
                   "processes left at the end and killed: 2", "not emulated:\n  - the image: setup.sh is not run"):
         assert words in text

@@ -1,0 +1,41 @@
+"""The shape docs/architecture.md describes: the layers hold (lint-imports), few top-level modules, test files see testkit only."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from autograder.model import paths
+
+TOP_LEVEL_ALLOWED = 6  # modules at the top of autograder/ besides __init__, __main__ and cli
+
+
+def test_the_import_contracts_hold():
+    lint = Path(sys.executable).with_name("lint-imports")
+    proc = subprocess.run([str(lint), "--no-cache"], cwd=paths.ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "0 broken" in proc.stdout
+
+
+def test_the_package_is_made_of_layers_not_loose_modules():
+    loose = sorted(p.stem for p in paths.PACKAGE_DIR.glob("*.py") if p.stem not in ("__init__", "__main__", "cli"))
+    assert len(loose) <= TOP_LEVEL_ALLOWED, loose
+    assert all((folder / "__init__.py").is_file() for folder in paths.PACKAGE_DIR.rglob("*") if folder.is_dir() and folder.name != "__pycache__")
+
+
+def autograder_imports(path: Path) -> set[str]:
+    """The autograder modules a file imports."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "autograder":
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "autograder"}
+    return found
+
+
+def test_test_files_import_only_the_testkit():
+    files = sorted(paths.ASSIGNMENTS.glob("*/tests/*.py"))
+    assert files
+    strays = {str(f.relative_to(paths.ROOT)): sorted(autograder_imports(f) - {"autograder.testkit"}) for f in files}
+    assert not {f: m for f, m in strays.items() if m}, strays
