@@ -27,9 +27,9 @@ def store(tmp_path, monkeypatch):
     folder = tmp_path / "assignments" / records.SHIPPED_NAME
     made.save(folder)
     monkeypatch.setattr(paths, "ASSIGNMENTS", tmp_path / "assignments")
-    records._loaded.cache_clear()
+    records.store.cache_clear()
     yield x
-    records._loaded.cache_clear()
+    records.store.cache_clear()
 
 
 def test_the_same_call_finds_its_output(store):
