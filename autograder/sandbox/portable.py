@@ -55,18 +55,7 @@ class _Child:
         self.drain.start()
 
     def _read_replies(self) -> None:
-        stream = self.proc.stdout
-
-        def read_exact(_fd, n: int) -> bytearray:
-            buffer, got = bytearray(n), 0
-            view = memoryview(buffer)
-            while got < n:
-                k = stream.readinto(view[got:])
-                if not k:
-                    raise EOFError("channel closed")
-                got += k
-            return buffer
-
+        read_exact = wire.stream_reader(self.proc.stdout)
         try:
             while True:
                 self.replies.put(wire.read_message(None, read_exact))

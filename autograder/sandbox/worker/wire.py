@@ -223,6 +223,22 @@ def frame(header: dict, blob_table: list[tuple[int, str]]) -> bytes:
     return _LEN.pack(len(head)) + head
 
 
+def stream_reader(stream: Any) -> Any:
+    """A ``read_exact`` for ``read_message`` that reads from a binary file object (the portable path's pipes) instead of an fd."""
+
+    def read_exact(_fd: Any, n: int) -> bytearray:
+        buffer, got = bytearray(n), 0
+        view = memoryview(buffer)
+        while got < n:
+            k = stream.readinto(view[got:])
+            if not k:
+                raise EOFError("channel closed")
+            got += k
+        return buffer
+
+    return read_exact
+
+
 def read_into(fd: int, buffer: bytearray, got: int) -> int:
     """Read what is available of ``buffer[got:]`` from ``fd`` (at most 1 MiB) in place; return the new count.
 
