@@ -32,7 +32,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from serving import ModuleServer, flush_output  # noqa: E402 - beside this file in the box
+import procfs  # noqa: E402 - beside this file in the box
+from serving import ModuleServer, flush_output  # noqa: E402
 from wire import MAX_REPLY_BYTES, MAX_TEXT, WORKER_BROKEN  # noqa: E402
 
 PR_SET_PDEATHSIG = 1
@@ -98,14 +99,8 @@ ASSUMED_START_MB = 600
 
 def address_space_mb() -> int | None:
     """This process's address space now (VmSize), or None where /proc does not say."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) >> 10
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+    status = procfs.status("self")
+    return None if status is None or status.vm_size_kb is None else status.vm_size_kb >> 10
 
 
 def cap_address_space(room_mb: int) -> None:
@@ -418,16 +413,8 @@ def _confine(args) -> str:
 
 def _tasks_of(uid: int) -> int:
     """Processes and threads the real uid ``uid`` runs now (what RLIMIT_NPROC counts)."""
-    count = 0
-    for entry in _proc_entries():
-        try:
-            with open(f"/proc/{entry}/status", "rb") as f:
-                fields = dict(line.split(b":", 1) for line in f if b":" in line)
-            if int(fields[b"Uid"].split()[0]) == uid:
-                count += int(fields.get(b"Threads", b"1"))
-        except (OSError, ValueError, KeyError, IndexError):
-            continue
-    return count
+    statuses = (procfs.status(pid) for pid in procfs.pids())
+    return sum(status.threads for status in statuses if status is not None and status.uid == uid)
 
 
 def _die_with_parent(parent: int) -> None:
@@ -490,26 +477,10 @@ def _kill_leftovers(pgid: int, cleanup: str) -> None:
         time.sleep(0.01)
 
 
-def _proc_entries() -> list[str]:
-    """Process ids in /proc ([] where there is no /proc: the process group is then all we can end)."""
-    try:
-        return [entry for entry in os.listdir("/proc") if entry.isdigit()]
-    except OSError:
-        return []
-
-
 def _children() -> list[int]:
-    me = str(os.getpid()).encode()
-    found = []
-    for entry in _proc_entries():
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    if f.read().rsplit(b")", 1)[1].split()[1] == me:
-                        found.append(int(entry))
-            except (OSError, IndexError):
-                continue
-    return found
+    """This process's children (none where there is no /proc: the process group is then all we can end)."""
+    me = os.getpid()
+    return [pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.ppid == me]
 
 
 def _reap() -> None:
@@ -523,20 +494,14 @@ def _reap() -> None:
 
 
 def _others_alive(cleanup: str) -> bool:
+    """Whether the sandbox runs anything but this process (and the PID namespace's init)."""
     if cleanup == "descendants":
         return bool(_children())
     me, uid = os.getpid(), os.getuid()
-    for entry in _proc_entries():
-        if int(entry) in (1, me):
-            continue
-        if cleanup == "namespace":
-            return True
-        try:
-            if os.stat(f"/proc/{entry}").st_uid == uid:  # the owner of a process's /proc folder: its effective uid
-                return True
-        except OSError:
-            continue
-    return False
+    others = [pid for pid in procfs.pids() if pid not in (1, me)]
+    if cleanup == "namespace":
+        return bool(others)
+    return any(procfs.owner(pid) == uid for pid in others)  # the owner of a process's /proc folder: its effective uid
 
 
 def _die_like(status: int) -> None:
