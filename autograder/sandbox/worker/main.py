@@ -115,7 +115,7 @@ def cap_address_space(room_mb: int) -> None:
         _cap(resource.RLIMIT_AS, (room_mb + (address_space_mb() or ASSUMED_START_MB)) << 20)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args() -> argparse.Namespace:
     """The worker's command line, as ``autograder.sandbox.policy.worker_command`` builds it."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--submission", required=True)
@@ -133,7 +133,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="confine each module with Landlock; PATH may be read (repeatable)")
     parser.add_argument("--seccomp", action="store_true", help="load the syscall filter in each module's child")
     parser.add_argument("--oom-score-adj", type=int, default=1000)
-    return parser.parse_args(argv)
+    return parser.parse_args()
 
 
 def enter_sandbox(args: argparse.Namespace) -> None:
@@ -192,7 +192,7 @@ class ModuleChild:
     pid: int  # 0 once reaped
     pgid: int
     ends: ModuleEnds
-    pidfd: int | None = None  # None on an older kernel: the reply pipe's end of file is then the only sign of the child's end
+    pidfd: int | None = None  # None where the kernel has no pidfd_open (see _pidfd)
 
 
 class FirstProcess:
