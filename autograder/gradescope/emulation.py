@@ -21,6 +21,7 @@ from pathlib import Path
 
 from ..model import manifest
 from ..sandbox import errors
+from ..sandbox.worker import procfs
 from . import container, image, layout, otter_bridge
 
 NO_NAMESPACES = "AUTOGRADER_NO_BWRAP"  # the sandbox's switch that refuses bubblewrap (as many containers do)
@@ -147,15 +148,14 @@ def _execute(root: Path, group: container.Cgroup | None, environment: Path, name
 def _kill_session(sid: int) -> int:
     """Without a cgroup: kill what is left in the entry point's session (processes that left it survive)."""
     killed = 0
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                session = int(f.read().rsplit(b")", 1)[1].split()[4])
-            if session == sid:
-                os.kill(int(entry), signal.SIGKILL)
+    for pid in procfs.pids():
+        info = procfs.stat(pid)
+        if info is not None and info.session == sid:
+            try:
+                os.kill(pid, signal.SIGKILL)
                 killed += 1
-        except (OSError, ValueError, IndexError):
-            continue
+            except OSError:
+                continue
     return killed
 
 

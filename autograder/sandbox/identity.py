@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .worker import cleanup
+from .worker import cleanup, procfs
 
 UID_BASE = int(os.environ.get("AUTOGRADER_UID_BASE", "64000"))
 UID_COUNT = 512
@@ -97,15 +97,10 @@ def processes_of(uid: int) -> list[int]:
 def _process_uids() -> dict[int, tuple[int, bool]]:
     """Every process's real uid, and whether it is a zombie."""
     found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", "rb") as f:
-                fields = dict(line.split(b":", 1) for line in f if b":" in line)
-            found[int(entry)] = (int(fields[b"Uid"].split()[0]), fields[b"State"].split()[0] == b"Z")
-        except (OSError, ValueError, IndexError, KeyError):
-            continue
+    for pid in procfs.pids():
+        status = procfs.status(pid)
+        if status is not None:
+            found[pid] = (status.uid, status.state == "Z")
     return found
 
 

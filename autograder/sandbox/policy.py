@@ -28,6 +28,7 @@ from pathlib import Path
 
 from .errors import SandboxUnavailable
 from .runtime import WORKER_DIR, Box, Interpreter
+from .worker import procfs
 
 TMP_MB = 64  # the worker's private /tmp lives in memory: cap it where bubblewrap can, or files there escape the memory limit
 INSIDE_WORKER_DIR = "/grader"
@@ -213,9 +214,7 @@ def linux_sandbox_missing() -> str | None:
             return f"this Python has no {name} module"
     if not hasattr(os, "fork"):
         return "this Python has no os.fork"
-    try:
-        os.listdir("/proc")
-    except OSError:
+    if not procfs.pids():  # not even this process: /proc is missing or cannot be read
         return "/proc cannot be read"
     return None
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import identity, policy
 from .output import OutputBuffer
-from .worker import cleanup, wire
+from .worker import cleanup, procfs, wire
 
 if TYPE_CHECKING:
     from .setup import SandboxSetup
@@ -148,25 +148,10 @@ class WorkerProcess:
             return self.host_pid if self.proc.poll() is None else None
         if self.inside_pid is None or self.proc.poll() is not None:
             return None
-        parents: dict[int, list[int]] = {}
-        for entry in filter(str.isdigit, os.listdir("/proc")):
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            parents.setdefault(ppid, []).append(int(entry))
-        todo = [self.proc.pid]
-        while todo:
-            pid = todo.pop()
-            try:
-                with open(f"/proc/{pid}/status") as f:
-                    nspids = next(line.split()[1:] for line in f if line.startswith("NSpid:"))
-            except (OSError, StopIteration):
-                nspids = []
-            if nspids and int(nspids[-1]) == self.inside_pid and self.marker.encode() in _environ(pid):
+        for pid in [self.proc.pid, *_descendants(_process_table(), self.proc.pid)]:
+            status = procfs.status(pid)
+            if status is not None and status.nspids and status.nspids[-1] == self.inside_pid and _carries_marker(pid, self.marker):
                 return pid
-            todo += parents.get(pid, [])
         return None
 
     def leftovers(self) -> list[int]:
@@ -176,15 +161,7 @@ class WorkerProcess:
         first = self.host_pid
         if first is None or first not in table:
             return [0]  # the first process itself is gone or cannot be seen: nothing can be confirmed
-        children: dict[int, list[int]] = {}
-        for pid, (ppid, _uid, _zombie) in table.items():
-            children.setdefault(ppid, []).append(pid)
-        found, todo = set(), list(children.get(first, []))
-        while todo:
-            pid = todo.pop()
-            if pid not in found:
-                found.add(pid)
-                todo += children.get(pid, [])
+        found = _descendants(table, first)
         if self.setup.identity is not None:
             found |= {pid for pid, (_ppid, uid, _zombie) in table.items() if uid == self.setup.identity.uid}
         found.discard(first)
@@ -235,36 +212,37 @@ def _process_table() -> dict[int, tuple[int, int, bool]]:
     """pid -> (parent pid, uid, zombie) of every process this grader can see (the uid is the owner of its /proc folder:
     its effective uid, which a sandbox uid cannot change)."""
     table = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            uid = os.stat(f"/proc/{entry}").st_uid
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-            table[int(entry)] = (int(fields[1]), uid, fields[0] == b"Z")
-        except (OSError, ValueError, IndexError):
-            continue
+    for pid in procfs.pids():
+        uid, info = procfs.owner(pid), procfs.stat(pid)
+        if uid is not None and info is not None:
+            table[pid] = (info.ppid, uid, info.state == "Z")
     return table
 
 
-def _environ(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
+def _descendants(table: dict[int, tuple[int, int, bool]], first: int) -> set[int]:
+    """The processes of ``table`` below ``first``: its children, theirs, and so on."""
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _uid, _zombie) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found, todo = set(), list(children.get(first, []))
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo += children.get(pid, [])
+    return found
+
+
+def _carries_marker(pid: int, marker: str) -> bool:
+    """Whether ``pid`` started with the environment of the worker whose marker is ``marker``."""
+    return f"AUTOGRADER_WORKER={marker}".encode() in (procfs.environ(pid) or [])
 
 
 def _sweep(marker: str) -> None:
     """Kill processes that left the worker's session but still carry its environment marker."""
-    token = f"AUTOGRADER_WORKER={marker}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as f:
-                if token in f.read().split(b"\0"):
-                    os.kill(int(entry), signal.SIGKILL)
-        except (OSError, ValueError):
-            continue
+    for pid in procfs.pids():
+        if _carries_marker(pid, marker):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                continue

@@ -9,12 +9,18 @@ and one stub, before a witness problem that must keep full marks, with namespace
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import time
+
 import pytest
 
 from autograder.gradescope import emulation, probes, results_format
 from autograder.grading import time_rules
 from autograder.model import manifest, paths
 from autograder.reports.score_table import problem_totals
+from autograder.sandbox.worker import procfs
 
 from . import projects
 from .machine import require_emulation
@@ -80,3 +86,21 @@ def test_memory_and_process_abuse_and_a_stub_cost_only_their_own_problems(four_p
     scores = totals(valid(run), [HOG, SPAWN, STUB, WITNESS])
     assert scores[HOG][0] == 0 and scores[SPAWN][0] == 0 and scores[STUB][0] == 0, scores
     assert scores[WITNESS][0] == scores[WITNESS][1] > 0, (scores, run.oom_kills, run.stdout[-2000:])
+
+
+def test_without_a_cgroup_what_is_left_in_the_entry_points_session_is_killed():
+    entry = subprocess.Popen(["/bin/sh", "-c", "sleep 60 & sleep 60; :"], start_new_session=True)
+    try:
+        deadline, in_session = time.monotonic() + 10, []
+        while len(in_session) < 3 and time.monotonic() < deadline:
+            in_session = [pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.session == entry.pid]
+            time.sleep(0.05)
+        assert len(in_session) == 3, in_session  # the shell and its two sleeps
+        assert emulation._kill_session(entry.pid) == 3
+        assert entry.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        try:
+            os.killpg(entry.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        entry.wait()

@@ -1,6 +1,6 @@
 """The worker: the only process that imports and runs student code.
 
-Started by ``autograder.sandbox.session`` (inside bubblewrap where available) as
+Started by ``autograder.sandbox.process`` (inside bubblewrap where available) as
 ``python -I -B main.py --submission DIR ...``. Before importing anything a student wrote it
 volunteers to be the first the OOM killer picks, drops to the sandbox uid, dies with the
 grader, adopts every orphan of its tree (child subreaper), sets its limits, imports torch and
@@ -8,9 +8,9 @@ confines itself (Landlock, seccomp; see ``confine``), which every module's child
 requests on two pipe fds: ``import`` a module, ``call`` a function, ``reset``. Replies hold only
 plain data (see ``wire``).
 
-The first process never runs student code, and it alone holds the grader's pipes. Each ``import``
-forks a child with pipes of its own (requests and replies); the first process passes each request on, reads the child's reply
-within the wire's bounds and passes on only a value or an error, under the grader's id, streaming
+The first process (``FirstProcess``) never runs student code, and it alone holds the grader's pipes. Each ``import``
+forks a child (``serve_module``) with pipes of its own (requests and replies); the first process passes each request on,
+reads the child's reply within the wire's bounds and passes on only a value or an error, under the grader's id, streaming
 the arrays. A ``reset`` is the first process's alone: it kills the child's group and every
 leftover (every process of the sandbox uid or of the PID namespace, or else every descendant,
 which the subreaper sees even after it left the process group), wipes the scratch folder and the
@@ -29,14 +29,19 @@ import select
 import signal
 import sys
 import time
+from dataclasses import dataclass
+from typing import NoReturn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from serving import ModuleServer, flush_output  # noqa: E402 - beside this file in the box
+import procfs  # noqa: E402 - beside this file in the box
+import wire  # noqa: E402
+from serving import ModuleServer, flush_output  # noqa: E402
 from wire import MAX_REPLY_BYTES, MAX_TEXT, WORKER_BROKEN  # noqa: E402
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+CHUNK = 1 << 20  # bytes of a reply the first process reads at a time
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -98,14 +103,8 @@ ASSUMED_START_MB = 600
 
 def address_space_mb() -> int | None:
     """This process's address space now (VmSize), or None where /proc does not say."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) >> 10
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+    status = procfs.status("self")
+    return None if status is None or status.vm_size_kb is None else status.vm_size_kb >> 10
 
 
 def cap_address_space(room_mb: int) -> None:
@@ -116,7 +115,8 @@ def cap_address_space(room_mb: int) -> None:
         _cap(resource.RLIMIT_AS, (room_mb + (address_space_mb() or ASSUMED_START_MB)) << 20)
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
+    """The worker's command line, as ``autograder.sandbox.policy.worker_command`` builds it."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--submission", required=True)
     parser.add_argument("--fd-in", type=int, required=True)
@@ -133,8 +133,11 @@ def main() -> None:
                         help="confine each module with Landlock; PATH may be read (repeatable)")
     parser.add_argument("--seccomp", action="store_true", help="load the syscall filter in each module's child")
     parser.add_argument("--oom-score-adj", type=int, default=1000)
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def enter_sandbox(args: argparse.Namespace) -> None:
+    """What this process does before it imports anything more: OOM score, the sandbox uid, death with its parent, subreaper, limits."""
     parent = os.getppid()
     volunteer_for_oom(args.oom_score_adj)
     if args.uid >= 0:
@@ -144,9 +147,11 @@ def main() -> None:
     # Address space is capped after the imports: what torch takes depends on its build (CPU 0.6 GB, CUDA 3 GB).
     set_limits(0, args.max_processes, args.max_file_mb, own_uid=args.cleanup != "descendants")
 
-    import cleanup
+
+def import_libraries(args: argparse.Namespace) -> None:
+    """Import what every module's child shares (torch, the layers' libraries), then cap the address space."""
+    import cleanup  # noqa: F401 - used by FirstProcess.wipe
     import torch
-    import wire
 
     torch.set_num_threads(1)
     if args.seccomp:
@@ -154,219 +159,256 @@ def main() -> None:
     if args.landlock is not None:
         import landlockpy  # noqa: F401
     cap_address_space(args.memory_mb)
-    fd_in, fd_out = args.fd_in, args.fd_out
-    submission = os.path.abspath(args.submission)
-    sys.path.insert(0, submission)
-    os.chdir(submission)
-    server = ModuleServer(submission)
 
-    def serve_module(request: dict, blobs: list, ends: ModuleEnds) -> None:
-        """In the forked child: confine, import the module, then answer calls on the child's own pipes until they close.
 
-        The child never holds the grader's pipes: what student code writes reaches only the first process, which
-        passes on values and errors and nothing else."""
-        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
-        os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
-        _die_with_parent(zygote)
-        for fd in (fd_in, fd_out, ends.parent_req, ends.parent_rep):
-            os.close(fd)
+def main() -> None:
+    """Set this process up, then serve the grader until it closes its pipe."""
+    args = parse_args()
+    enter_sandbox(args)
+    import_libraries(args)
+    FirstProcess(args).serve()
 
-        def send(header: dict, out_blobs: list | None = None) -> None:
-            flush_output()  # what the code printed reaches the grader before the reply does
-            wire.write_message(ends.child_rep, header, out_blobs or [])
 
-        server.handle(request, blobs, send)
+@dataclass(frozen=True)
+class ModuleEnds:
+    """The pipes between the first process and one module's child: requests and replies."""
+
+    parent_req: int
+    child_req: int
+    child_rep: int
+    parent_rep: int
+
+    @classmethod
+    def create(cls) -> ModuleEnds:
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        return cls(parent_req=req_w, child_req=req_r, child_rep=rep_w, parent_rep=rep_r)
+
+
+@dataclass
+class ModuleChild:
+    """One module's child as the first process holds it."""
+
+    pid: int  # 0 once reaped
+    pgid: int
+    ends: ModuleEnds
+    pidfd: int | None = None  # None where the kernel has no pidfd_open (see _pidfd)
+
+
+class FirstProcess:
+    """The worker's first process: it holds the grader's pipes, forks a child per module and relays between them."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.fd_in, self.fd_out = args.fd_in, args.fd_out
+        submission = os.path.abspath(args.submission)
+        sys.path.insert(0, submission)
+        os.chdir(submission)
+        self.server = ModuleServer(submission)
+        self.pid = os.getpid()
+        self.request_id = None  # the id of the grader's request being answered
+        self.child: ModuleChild | None = None
+        self.interrupted = False  # SIGUSR1 came since the module's child was forked
+        self.fault = ""  # why this process could not confine itself
+
+    def serve(self) -> NoReturn:
+        """Confine this process, say it is ready, then answer the grader's requests until its pipe closes."""
+        signal.signal(signal.SIGUSR1, self.on_interrupt)
+        self.wipe()
+        # Confined once, here: every module's process inherits the layers (a fork per test then costs no filter to build).
+        self.fault = _confine(self.args)
+        self.reply({"ok": True, "ready": True, "pid": self.pid})
         while True:
             try:
-                request, blobs = wire.read_message(ends.child_req)
+                request, blobs = wire.read_message(self.fd_in)
             except EOFError:
                 os._exit(0)
-            server.handle(request, blobs, send)
+            self.request_id = request.get("id")
+            self.handle(request, blobs)
 
-    def reply(header: dict, blobs: list | None = None) -> None:
-        wire.write_message(fd_out, dict(header, id=current_id[0]), blobs or [])
+    def handle(self, request: dict, blobs: list) -> None:
+        """Answer one request: import, call, reset or ping."""
+        op = request.get("op")
+        if op == "import":
+            self.end_module()
+            self.start_module(request, blobs)
+        elif op == "reset":
+            self.end_module()
+            self.reply({"ok": True, "reset": True})
+        elif op == "call" and self.child is not None:
+            self.relay_request(request, blobs)
+        elif op == "call":
+            self.reply(_protocol_error("no module is imported"))
+        elif op == "ping":
+            self.reply({"ok": True})
+        else:
+            self.reply(_protocol_error(f"unknown op {op!r}"))
 
-    current_id = [None]
-    live: dict = {}  # the module's child: pid, pidfd and the first process's ends of its pipes
+    def reply(self, header: dict) -> None:
+        """Answer the grader's current request."""
+        wire.write_message(self.fd_out, dict(header, id=self.request_id), [])
 
-    def start_module(request: dict, blobs: list) -> None:
+    def start_module(self, request: dict, blobs: list) -> None:
         """Fork a child for one module and pass on its answer to the import (or the grader's own fault)."""
-        if fault:  # this process could not confine itself: the grader's machine failed, and it is this process that says so
-            reply({"ok": False, "fault": fault})
+        if self.fault:  # this process could not confine itself: the grader's machine failed, and it is this process that says so
+            self.reply({"ok": False, "fault": self.fault})
             return
         ends = ModuleEnds.create()
-        interrupted[0] = False
+        self.interrupted = False
         pid = _fork()
         if pid == 0:
             try:
-                serve_module(request, blobs, ends)
+                serve_module(self.server, request, blobs, ends, self.pid, (self.fd_in, self.fd_out))
             finally:
                 os._exit(WORKER_BROKEN)
         try:
             os.setpgid(pid, pid)  # also here, so that an interrupt right after the fork finds the group
         except OSError:
             pass
-        child[0] = pid
+        self.child = ModuleChild(pid, pid, ends)
         for fd in (ends.child_req, ends.child_rep):
             os.close(fd)
-        live.update(pid=pid, pgid=pid, ends=ends, pidfd=_pidfd(pid))
-        relay_reply()
+        self.child.pidfd = _pidfd(pid)
+        self.relay_reply()
 
-    def relay_request(request: dict, blobs: list) -> None:
+    def relay_request(self, request: dict, blobs: list) -> None:
+        """Pass a call on to the module's child, then its answer back."""
         try:
-            wire.write_message(live["ends"].parent_req, request, blobs)
+            wire.write_message(self.child.ends.parent_req, request, blobs)
         except OSError:
             pass  # the child is gone: relay_reply finds out how
-        relay_reply()
+        self.relay_reply()
 
-    def relay_reply() -> None:
+    def relay_reply(self) -> None:
         """Pass the child's answer on as a value or an error with the grader's id; anything else it says is dropped."""
-        ends, pidfd = live["ends"], live["pidfd"]
-
-        def read_exact(fd: int, n: int) -> bytearray:
-            buffer, got = bytearray(), 0
-            while got < n:
-                if pidfd is not None and not select.select([fd], [], [], 0)[0]:
-                    ready = select.select([fd, pidfd], [], [])[0]
-                    if fd not in ready:
-                        raise EOFError("the module's child ended")
-                if len(buffer) == got:
-                    buffer.extend(bytes(min(n - got, 1 << 20)))
-                got = wire.read_into(fd, buffer, got)
-            return buffer
-
+        from_child = self.child.ends.parent_rep
         try:
-            header, table = wire.read_header(ends.parent_rep, read_exact, MAX_REPLY_BYTES)
+            header, table = wire.read_header(from_child, self.read_from_child, MAX_REPLY_BYTES)
             answer = _answer(header)
             if answer is None or (table and "value" not in answer):
                 raise wire.WireError("not a value or an error")
         except (EOFError, OSError):
-            child_gone()
+            self.child_gone()
             return
         except wire.WireError as exc:  # the module wrote something of its own on its reply pipe: it ends here
-            end_module()
-            reply({"ok": False, "unreadable": str(exc)[:200]})
+            self.end_module()
+            self.reply({"ok": False, "unreadable": str(exc)[:200]})
             return
-        _write(fd_out, wire.frame(dict(answer, id=current_id[0]), table))
-        for size, _dtype in table:  # streamed: the first process never holds a reply's arrays
-            left = size
-            while left:
-                try:
-                    chunk = read_exact(ends.parent_rep, min(left, 1 << 20))
-                except (EOFError, OSError):
-                    _die_like(_wait_child())  # half a reply went out: the grader reads how the child ended
-                _write(fd_out, chunk)
-                left -= len(chunk)
+        _write(self.fd_out, wire.frame(dict(answer, id=self.request_id), table))
+        left = sum(size for size, _dtype in table)
+        while left:  # streamed: the first process never holds a reply's arrays
+            try:
+                chunk = self.read_from_child(from_child, min(left, CHUNK))
+            except (EOFError, OSError):
+                _die_like(self.wait_child())  # half a reply went out: the grader reads how the child ended
+            _write(self.fd_out, chunk)
+            left -= len(chunk)
 
-    def child_gone() -> None:
+    def read_from_child(self, fd: int, n: int) -> bytearray:
+        """``n`` bytes from the child's reply pipe; EOFError once the child has ended and the pipe holds nothing more."""
+        pidfd, buffer, got = self.child.pidfd, bytearray(), 0
+        while got < n:
+            if pidfd is not None and not select.select([fd], [], [], 0)[0]:
+                ready = select.select([fd, pidfd], [], [])[0]
+                if fd not in ready:
+                    raise EOFError("the module's child ended")
+            if len(buffer) == got:
+                buffer.extend(bytes(min(n - got, CHUNK)))
+            got = wire.read_into(fd, buffer, got)
+        return buffer
+
+    def child_gone(self) -> None:
         """The child stopped answering: after an interrupt say so, else end this process as the child ended."""
-        status = _wait_child()
-        end_module()
-        if interrupted[0]:
-            _discard_input(fd_in)  # the rest of a request sent only in part
-            current_id[0] = None
-            reply({"ok": True, "interrupted": True})
+        status = self.wait_child()
+        self.end_module()
+        if self.interrupted:
+            _discard_input(self.fd_in)  # the rest of a request sent only in part
+            self.request_id = None
+            self.reply({"ok": True, "interrupted": True})
         else:
             _die_like(status)
 
-    def _wait_child() -> int:
-        pid = live.get("pid")
-        if not pid:
+    def wait_child(self) -> int:
+        """Kill the child's group and reap the child; its wait status (0 when there is no child to reap)."""
+        child = self.child
+        if child is None or not child.pid:
             return 0
         try:
-            os.killpg(pid, signal.SIGKILL)
+            os.killpg(child.pid, signal.SIGKILL)
         except OSError:
             pass
         try:
-            _, status = os.waitpid(pid, 0)
+            _, status = os.waitpid(child.pid, 0)
         except ChildProcessError:
             status = 0
-        live["pid"] = 0
-        child[0] = 0
+        child.pid = 0
         return status
 
-    def end_module() -> None:
+    def end_module(self) -> None:
         """Kill the module's child and everything of the sandbox it left (never asking it), then wipe what it wrote."""
-        if not live:
+        child = self.child
+        if child is None:
             return
-        if live.get("pid"):
-            _wait_child()
-        ends, pidfd, pgid = live["ends"], live["pidfd"], live["pgid"]
-        for fd in (ends.parent_req, ends.parent_rep, *([pidfd] if pidfd is not None else [])):
+        self.wait_child()
+        for fd in (child.ends.parent_req, child.ends.parent_rep, *([child.pidfd] if child.pidfd is not None else [])):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        live.clear()
-        _kill_leftovers(pgid, args.cleanup)
-        wipe()
+        self.child = None
+        _kill_leftovers(child.pgid, self.args.cleanup)
+        self.wipe()
 
-    def wipe() -> None:
+    def wipe(self) -> None:
         """Nothing of one module reaches the next: no file in scratch or (own uid) in shared folders, no SysV IPC object."""
+        import cleanup  # imported with torch, after the limits
+
         for fd in (1, 2):  # the output pipe is shared with every module's process: a module may have made it non-blocking
             try:
                 os.set_blocking(fd, True)
             except OSError:
                 pass
-        cleanup.remove_tree(args.scratch, keep_folder=True)
-        if args.cleanup != "descendants":
+        cleanup.remove_tree(self.args.scratch, keep_folder=True)
+        if self.args.cleanup != "descendants":
             cleanup.remove_sysv_ipc(os.getuid())
-        if args.cleanup == "uid" and args.landlock is None:  # under Landlock nothing of the sandbox can be there
+        if self.args.cleanup == "uid" and self.args.landlock is None:  # under Landlock nothing of the sandbox can be there
             cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
 
-    child, interrupted, zygote = [0], [False], os.getpid()
-
-    def on_interrupt(signum, frame) -> None:
-        interrupted[0] = True
-        if child[0]:
+    def on_interrupt(self, signum, frame) -> None:
+        """SIGUSR1: the call ran out of time; kill the module's child (``child_gone`` then tells the grader)."""
+        self.interrupted = True
+        child = self.child
+        if child is not None and child.pid:
             try:
-                os.killpg(child[0], signal.SIGKILL)
+                os.killpg(child.pid, signal.SIGKILL)
             except OSError:
                 try:
-                    os.kill(child[0], signal.SIGKILL)
+                    os.kill(child.pid, signal.SIGKILL)
                 except OSError:
                     pass
 
-    signal.signal(signal.SIGUSR1, on_interrupt)
 
-    wipe()
-    # Confined once, here: every module's process inherits the layers (a fork per test then costs no filter to build).
-    fault = _confine(args)
-    reply({"ok": True, "ready": True, "pid": os.getpid()})
+def serve_module(server: ModuleServer, request: dict, blobs: list, ends: ModuleEnds, first: int, grader_fds: tuple[int, int]) -> NoReturn:
+    """In the forked child: import the module, then answer calls on the child's own pipes until they close.
+
+    The child never holds the grader's pipes: what student code writes reaches only the first process, which
+    passes on values and errors and nothing else."""
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
+    _die_with_parent(first)
+    for fd in (*grader_fds, ends.parent_req, ends.parent_rep):
+        os.close(fd)
+
+    def send(header: dict, out_blobs: list | None = None) -> None:
+        flush_output()  # what the code printed reaches the grader before the reply does
+        wire.write_message(ends.child_rep, header, out_blobs or [])
+
     while True:
+        server.handle(request, blobs, send)
         try:
-            request, blobs = wire.read_message(fd_in)
+            request, blobs = wire.read_message(ends.child_req)
         except EOFError:
             os._exit(0)
-        current_id[0] = request.get("id")
-        op = request.get("op")
-        if op == "import":
-            end_module()
-            start_module(request, blobs)
-        elif op == "reset":
-            end_module()
-            reply({"ok": True, "reset": True})
-        elif op == "call" and live:
-            relay_request(request, blobs)
-        elif op == "call":
-            reply({"ok": False, "error": {"type": "ProtocolError", "message": "no module is imported", "traceback": ""}})
-        elif op == "ping":
-            reply({"ok": True})
-        else:
-            reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unknown op {op!r}", "traceback": ""}})
-
-
-class ModuleEnds:
-    """The pipes between the first process and one module's child: requests and replies."""
-
-    def __init__(self, fds: list[int]) -> None:
-        self.parent_req, self.child_req, self.child_rep, self.parent_rep = fds
-
-    @classmethod
-    def create(cls) -> ModuleEnds:
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
-        return cls([req_w, req_r, rep_w, rep_r])
 
 
 ANSWER_KEYS = ("ok", "value", "error", "seconds")
@@ -388,6 +430,10 @@ def _answer(header: dict) -> dict | None:
     return answer
 
 
+def _protocol_error(message: str) -> dict:
+    return {"ok": False, "error": {"type": "ProtocolError", "message": message, "traceback": ""}}
+
+
 def _pidfd(pid: int) -> int | None:
     try:
         return os.pidfd_open(pid)
@@ -401,7 +447,7 @@ def _write(fd: int, data) -> None:
         view = view[os.write(fd, view):]
 
 
-def _confine(args) -> str:
+def _confine(args: argparse.Namespace) -> str:
     """Apply the kernel layers to this process, which every module's process inherits; '' or why they failed (a fault
     of the grader's machine, never of the student: no student code has run yet)."""
     import confine
@@ -418,26 +464,13 @@ def _confine(args) -> str:
 
 def _tasks_of(uid: int) -> int:
     """Processes and threads the real uid ``uid`` runs now (what RLIMIT_NPROC counts)."""
-    count = 0
-    for entry in _proc_entries():
-        try:
-            with open(f"/proc/{entry}/status", "rb") as f:
-                fields = dict(line.split(b":", 1) for line in f if b":" in line)
-            if int(fields[b"Uid"].split()[0]) == uid:
-                count += int(fields.get(b"Threads", b"1"))
-        except (OSError, ValueError, KeyError, IndexError):
-            continue
-    return count
+    statuses = (procfs.status(pid) for pid in procfs.pids())
+    return sum(status.threads for status in statuses if status is not None and status.uid == uid)
 
 
 def _die_with_parent(parent: int) -> None:
     """SIGKILL this process as soon as ``parent`` dies (so a module that kills the worker stops at once)."""
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != parent:
         os._exit(WORKER_BROKEN)
 
@@ -490,26 +523,10 @@ def _kill_leftovers(pgid: int, cleanup: str) -> None:
         time.sleep(0.01)
 
 
-def _proc_entries() -> list[str]:
-    """Process ids in /proc ([] where there is no /proc: the process group is then all we can end)."""
-    try:
-        return [entry for entry in os.listdir("/proc") if entry.isdigit()]
-    except OSError:
-        return []
-
-
 def _children() -> list[int]:
-    me = str(os.getpid()).encode()
-    found = []
-    for entry in _proc_entries():
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    if f.read().rsplit(b")", 1)[1].split()[1] == me:
-                        found.append(int(entry))
-            except (OSError, IndexError):
-                continue
-    return found
+    """This process's children (none where there is no /proc: the process group is then all we can end)."""
+    me = os.getpid()
+    return [pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.ppid == me]
 
 
 def _reap() -> None:
@@ -523,23 +540,17 @@ def _reap() -> None:
 
 
 def _others_alive(cleanup: str) -> bool:
+    """Whether the sandbox runs anything but this process (and the PID namespace's init)."""
     if cleanup == "descendants":
         return bool(_children())
     me, uid = os.getpid(), os.getuid()
-    for entry in _proc_entries():
-        if int(entry) in (1, me):
-            continue
-        if cleanup == "namespace":
-            return True
-        try:
-            if os.stat(f"/proc/{entry}").st_uid == uid:  # the owner of a process's /proc folder: its effective uid
-                return True
-        except OSError:
-            continue
-    return False
+    others = [pid for pid in procfs.pids() if pid not in (1, me)]
+    if cleanup == "namespace":
+        return bool(others)
+    return any(procfs.owner(pid) == uid for pid in others)  # the owner of a process's /proc folder: its effective uid
 
 
-def _die_like(status: int) -> None:
+def _die_like(status: int) -> NoReturn:
     """End this process the way the child ended, so the grader can tell the student how."""
     flush_output()
     if os.WIFSIGNALED(status):

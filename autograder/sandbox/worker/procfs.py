@@ -1,0 +1,81 @@
+"""Reading /proc: what the grader and the worker learn of processes, parsed in one place.
+
+The grader imports it as ``autograder.sandbox.worker.procfs``; the worker, which has it copied into its box,
+as ``procfs``. Each function answers None (or skips the process) when a process ends while it is read, and
+nothing reads /proc before a function is called: the portable self-check imports this on macOS and Windows.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+PROC = "/proc"
+
+
+@dataclass(frozen=True)
+class Stat:
+    """What is read of /proc/<pid>/stat."""
+
+    state: str  # one letter: "Z" for a zombie
+    ppid: int
+    session: int
+
+
+@dataclass(frozen=True)
+class Status:
+    """What is read of /proc/<pid>/status."""
+
+    uid: int  # the real uid: what RLIMIT_NPROC counts
+    state: str
+    threads: int
+    nspids: tuple[int, ...]  # the pid in each PID namespace it belongs to, the outermost first
+    vm_size_kb: int | None  # its address space (a kernel thread has none)
+
+
+def pids() -> list[int]:
+    """Every process id /proc lists ([] where there is no /proc)."""
+    try:
+        return [int(entry) for entry in os.listdir(PROC) if entry.isdigit()]
+    except OSError:
+        return []
+
+
+def stat(pid: int | str) -> Stat | None:
+    """The state, parent and session of ``pid``."""
+    try:
+        with open(f"{PROC}/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()  # the command's name may hold spaces and parentheses
+        return Stat(state=fields[0].decode("ascii", "replace"), ppid=int(fields[1]), session=int(fields[3]))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def status(pid: int | str) -> Status | None:
+    """The ids, state, thread count and address space of ``pid`` (``"self"``: this process)."""
+    try:
+        with open(f"{PROC}/{pid}/status", "rb") as f:
+            fields = dict(line.split(b":", 1) for line in f if b":" in line)
+        size = fields.get(b"VmSize")
+        return Status(uid=int(fields[b"Uid"].split()[0]), state=fields[b"State"].split()[0].decode("ascii", "replace"),
+                      threads=int(fields.get(b"Threads", b"1")), nspids=tuple(int(p) for p in fields.get(b"NSpid", b"").split()),
+                      vm_size_kb=int(size.split()[0]) if size else None)
+    except (OSError, ValueError, IndexError, KeyError):
+        return None
+
+
+def owner(pid: int | str) -> int | None:
+    """The owner of /proc/<pid>: the process's effective uid."""
+    try:
+        return os.stat(f"{PROC}/{pid}").st_uid
+    except OSError:
+        return None
+
+
+def environ(pid: int | str) -> list[bytes] | None:
+    """The environment ``pid`` started with, as ``NAME=value`` entries."""
+    try:
+        with open(f"{PROC}/{pid}/environ", "rb") as f:
+            return f.read().split(b"\0")
+    except OSError:
+        return None

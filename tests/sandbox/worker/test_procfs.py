@@ -1,0 +1,53 @@
+import os
+import subprocess
+import sys
+
+import pytest
+
+from autograder.sandbox.worker import procfs
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+
+
+def test_this_process_as_proc_shows_it():
+    me = os.getpid()
+    assert me in procfs.pids()
+    info = procfs.stat(me)
+    assert (info.state, info.ppid, info.session) == ("R", os.getppid(), os.getsid(0))
+    status = procfs.status(me)
+    assert status.uid == os.getuid() and status.state == "R" and status.threads >= 1
+    assert status.nspids[-1] == me and status.vm_size_kb > 0
+    assert procfs.status("self").nspids == status.nspids
+    assert procfs.owner(me) == os.geteuid()
+    os.environ["PROCFS_TEST"] = "not at start"  # /proc shows the environment the process started with
+    assert f"PATH={os.environ['PATH']}".encode() in procfs.environ(me)
+    assert b"PROCFS_TEST=not at start" not in procfs.environ(me)
+
+
+def test_a_name_with_spaces_and_parentheses_is_not_a_field(tmp_path):
+    odd = tmp_path / "a) b ) (c"
+    odd.symlink_to(sys.executable)
+    child = subprocess.Popen([odd, "-c", "import time; time.sleep(30)"])
+    try:
+        info = procfs.stat(child.pid)
+        assert info.ppid == os.getpid() and info.session == os.getsid(0) and info.state in ("R", "S")
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_zombie_and_a_process_gone():
+    child = subprocess.Popen(["true"])
+    os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped
+    assert procfs.stat(child.pid).state == "Z" and procfs.status(child.pid).state == "Z"
+    assert procfs.status(child.pid).vm_size_kb is None
+    child.wait()
+    assert child.pid not in procfs.pids()
+    assert (procfs.stat(child.pid), procfs.status(child.pid), procfs.owner(child.pid), procfs.environ(child.pid)) == (None,) * 4
+
+
+def test_no_proc(monkeypatch, tmp_path):
+    monkeypatch.setattr(procfs, "PROC", str(tmp_path / "none"))
+    me = os.getpid()
+    assert procfs.pids() == []
+    assert (procfs.stat(me), procfs.status(me), procfs.owner(me), procfs.environ(me)) == (None,) * 4
