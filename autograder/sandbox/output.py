@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 OUTPUT_LIMIT = 64 * 1024
 
@@ -41,3 +42,28 @@ class OutputBuffer:
         with self.lock:
             text = bytes(self.data[mark:]).decode("utf-8", "replace") if mark < len(self.data) else ""
             return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
+
+
+class Drain:
+    """A daemon thread that moves what a process prints (``stream``) into ``output``; ``waiting`` is set while it waits
+    for more, so a caller can tell that everything printed so far has been taken."""
+
+    def __init__(self, stream: BinaryIO, output: OutputBuffer) -> None:
+        self.waiting = threading.Event()
+        self.thread = threading.Thread(target=self._run, args=(stream, output), daemon=True)
+        self.thread.start()
+
+    def _run(self, stream: BinaryIO, output: OutputBuffer) -> None:
+        while True:
+            self.waiting.set()
+            chunk = stream.read1(65536)
+            self.waiting.clear()
+            if not chunk:
+                return
+            output.feed(chunk)
+
+    def is_alive(self) -> bool:
+        return self.thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        self.thread.join(timeout)

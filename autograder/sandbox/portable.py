@@ -26,7 +26,7 @@ from typing import Any
 from . import codec, errors, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
-from .output import OutputBuffer
+from .output import Drain, OutputBuffer
 from .worker import wire
 
 WORKER = Path(__file__).resolve().parent / "worker" / "portable_main.py"
@@ -49,10 +49,8 @@ class _Child:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=submissions, env=env, **group)
         self.replies: queue.Queue = queue.Queue()
         self.ready = False
-        self.idle = threading.Event()
         threading.Thread(target=self._read_replies, daemon=True).start()
-        self.drain = threading.Thread(target=self._drain, args=(output,), daemon=True)
-        self.drain.start()
+        self.drain = Drain(self.proc.stderr, output)
 
     def _read_replies(self) -> None:
         read_exact = wire.stream_reader(self.proc.stdout)
@@ -62,22 +60,13 @@ class _Child:
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting grader
             self.replies.put(exc)
 
-    def _drain(self, output: OutputBuffer) -> None:
-        while True:
-            self.idle.set()
-            chunk = self.proc.stderr.read1(65536)
-            self.idle.clear()
-            if not chunk:
-                return
-            output.feed(chunk)
-
     def settle(self, timeout: float = 0.5) -> None:
         """Wait briefly until the drain thread has taken what the child printed so far (it flushes before each reply)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end and self.drain.is_alive():
-            if self.idle.is_set():
+            if self.drain.waiting.is_set():
                 time.sleep(0.005)
-                if self.idle.is_set():
+                if self.drain.waiting.is_set():
                     return
             time.sleep(0.002)
 

@@ -12,14 +12,13 @@ import secrets
 import select
 import signal
 import subprocess
-import threading
 import time
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import identity, policy
-from .output import OutputBuffer
+from .output import Drain, OutputBuffer
 from .worker import cleanup, procfs, wire
 
 if TYPE_CHECKING:
@@ -59,21 +58,10 @@ class WorkerProcess:
         os.close(rep_w)
         self.to_worker, self.from_worker = req_w, rep_r
         os.set_blocking(self.to_worker, False)
-        self.reading = threading.Event()
-        self.drain = threading.Thread(target=self._drain, args=(self.proc.stdout, output), daemon=True)
-        self.drain.start()
+        self.drain = Drain(self.proc.stdout, output)
         self.killed_by_us = False
         self.inside_pid: int | None = None  # the worker's pid as it sees itself (its greeting says)
         self.host_pid: int | None = None  # the same process as the grader sees it
-
-    def _drain(self, stream, output: OutputBuffer) -> None:
-        while True:
-            self.reading.set()
-            chunk = stream.read1(65536)
-            self.reading.clear()
-            if not chunk:
-                return
-            output.feed(chunk)
 
     def settle_output(self, timeout: float = 1.0) -> None:
         """Wait (briefly) until everything the worker printed so far is in the output buffer."""
@@ -86,7 +74,7 @@ class WorkerProcess:
                 pending = int.from_bytes(fcntl.ioctl(self.proc.stdout.fileno(), termios.FIONREAD, b"\0" * 4), "little")
             except (OSError, ValueError):
                 return
-            if pending == 0 and self.reading.is_set():
+            if pending == 0 and self.drain.waiting.is_set():
                 return
             time.sleep(0.002)
 

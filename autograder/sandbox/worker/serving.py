@@ -1,7 +1,7 @@
 """Answering one module's requests: import it, call its functions, send back what they return as plain data.
 
 The one implementation of a module's side of the wire, used by the sandbox worker's module processes
-(``worker.py``), the portable worker (``portable_worker.py``) and the recording of expected values
+(``main.py``), the portable worker (``portable_main.py``) and the recording of expected values
 (``autograder.staff.recording``, which encodes the reference's outputs as a worker would send them). It runs
 where torch is imported; it is copied into the sandbox box with the worker.
 """
