@@ -19,8 +19,33 @@ from pathlib import Path
 
 from autograder.sandbox import policy, runtime
 
-USER_UID_BASE = 63000     # uids the "user" modes run the grader as (the sandbox leases 64000 and up)
+USER_UID_BLOCKS = range(63000, 54000, -1000)  # blocks of uids the "user" modes run the grader as (the sandbox leases 64000 up)
 ALL_OFF = {"AUTOGRADER_NO_BWRAP": "1", "AUTOGRADER_NO_LANDLOCK": "1", "AUTOGRADER_NO_SECCOMP": "1"}
+
+
+_LEASE: list[int] = []  # this process's block of uids and the file descriptor that holds it
+
+
+def user_uid_base() -> int:
+    """The first of 1000 uids this test process may run graders as: a block no other process on this machine holds (two
+    suites, or two test workers, grading ``attack_kill`` as the same uid would kill each other's graders)."""
+    import fcntl
+
+    if not _LEASE:
+        folder = Path("/run" if os.access("/run", os.W_OK) else "/tmp") / "autograder-test-uids"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        for base in USER_UID_BLOCKS:
+            fd = os.open(folder / str(base), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            _LEASE.extend([base, fd])  # held until this process ends
+            break
+        else:
+            raise RuntimeError(f"every block of test uids in {list(USER_UID_BLOCKS)} is held by another test run")
+    return _LEASE[0]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ may outlive it. Findings: 1, 2, 5, 6, 7, 8 (``wire``), 3, 4, 10 (``disk``), 11, 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -74,7 +75,7 @@ def _build(lab: th.Lab, folder: Path, marker: str) -> None:
 
 
 def _grade_batch(mode, tmp_path_factory) -> Batch:
-    uid = next(_USERS) if mode.as_user else None
+    uid = next(_users()) if mode.as_user else None
     root = Path(tempfile.mkdtemp(prefix=f"hostile2-{mode}-", dir="/tmp")) if uid is not None else tmp_path_factory.mktemp(f"hostile2-{mode}")
     lab = th._make_lab(root, lean=True, mode=mode, uid=uid)
     lab.reference_seconds = BATCH_SECONDS
@@ -103,7 +104,11 @@ def _ipc_with_key(key: int) -> list[str]:
     return found
 
 
-_USERS = iter(range(th.modes.USER_UID_BASE + 500, th.modes.USER_UID_BASE + 600))
+@functools.cache
+def _users():
+    """The second half of this process's block of test uids (the first half is round 1's)."""
+    base = th.modes.user_uid_base()
+    return iter(range(base + 500, base + 1000))
 
 
 @pytest.fixture(scope="module")
