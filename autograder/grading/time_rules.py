@@ -41,8 +41,9 @@ def time_bound(assignment: Assignment, restart_seconds: float = RESTART_SECONDS)
 
     The first start, then per problem: its budget, one last call that may overrun it, a restart
     after each call that counted as the full limit (at most BUDGET_FACTOR of them: a crash, or a
-    timeout the worker could not absorb) and one when switching modules. The grader's own work
-    (reference values, hints) comes on top.
+    timeout the worker could not absorb) and one when switching modules. Stopping a call takes
+    milliseconds when the worker answers the interrupt; when it does not, the restart that follows is
+    the one counted here. The grader's own work (reference values, hints) comes on top.
     """
     per_problem = [problem_budget(p) + p.limits.call_seconds + (BUDGET_FACTOR + 1) * restart_seconds for p in assignment.problems]
     return restart_seconds + sum(per_problem)
@@ -126,14 +127,15 @@ class CallGuard:
                                    f"(a call that is stopped counts as the full {seconds:g} s).", errors.BUDGET)
 
     def _charge(self, exchanges: list[Exchange]) -> None:
-        """Add what each exchange took to its module's budget: a stopped one counts as its full limit.
+        """Add what each exchange took to its module's budget: a stopped one counts as its full limit, no more (the time
+        the grader then takes to stop it and clean up is the grader's, slower on a loaded machine).
 
         That full limit also pays for the module's re-import in the fresh process that follows, up to what the
         stopped exchange left unused, so a few crashing calls do not cost the module's other calls their time.
         """
         for done in exchanges:
             if done.stopped:
-                self.spent[done.module] = self.spent.get(done.module, 0.0) + max(done.seconds, done.limit)
+                self.spent[done.module] = self.spent.get(done.module, 0.0) + done.limit
                 self._restart_credit[done.module] = max(done.limit - done.seconds, 0.0)
                 continue
             covered = min(self._restart_credit.pop(done.module, 0.0), done.seconds) if done.op == "import" else 0.0

@@ -84,6 +84,14 @@ def test_a_stopped_call_s_unused_limit_pays_for_the_re_import_after_it():
     assert guard.spent["m"] == 5.0 + (3.0 - 3.0) + 0.5  # the crash left 4 s of its limit: the 3 s re-import is paid for
 
 
+def test_a_stopped_call_counts_its_limit_not_the_time_the_grader_took_to_stop_it():
+    session = FakeSession(["timeout"], costs=[[("call", 19.0, True)]])  # a loaded machine: 14 s to interrupt and clean up
+    guard = time_rules.CallGuard()
+    with pytest.raises(StudentCallError):
+        run(guard, session, "f")
+    assert guard.spent["m"] == 5.0
+
+
 def test_the_kinds_of_stopped_and_refused_calls_are_reported():
     told = []
     session, guard = FakeSession(["timeout", "raised"]), time_rules.CallGuard(on_refused=told.append)
