@@ -41,9 +41,10 @@ def time_bound(assignment: Assignment, restart_seconds: float = RESTART_SECONDS)
 
     The first start, then per problem: its budget, one last call that may overrun it, a restart
     after each call that counted as the full limit (at most BUDGET_FACTOR of them: a crash, or a
-    timeout the worker could not absorb) and one when switching modules. Stopping a call takes
-    milliseconds when the worker answers the interrupt; when it does not, the restart that follows is
-    the one counted here. The grader's own work (reference values, hints) comes on top.
+    timeout the worker could not absorb) and one when switching modules. The grader's own work comes on
+    top: recorded values and hints, and stopping a call (milliseconds when the worker answers the interrupt,
+    up to ``sandbox.process.INTERRUPT_SECONDS`` before a worker that does not is killed); the deadline rule
+    covers a machine slow enough for that to matter.
     """
     per_problem = [problem_budget(p) + p.limits.call_seconds + (BUDGET_FACTOR + 1) * restart_seconds for p in assignment.problems]
     return restart_seconds + sum(per_problem)
