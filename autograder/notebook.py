@@ -18,6 +18,7 @@ from .grading import selfcheck
 from .model import manifest, paths
 from .model.scores import GradeReport
 from .reports import notebook_html, terminal
+from .sandbox.session import WorkerSession
 
 
 @dataclass
@@ -67,23 +68,25 @@ def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
     return result
 
 
-_SESSION: list = []  # the sandbox worker serving this process's checks (torch imported once, not at every check)
+_SESSION: WorkerSession | None = None  # the sandbox worker serving this process's checks (torch imported once)
 
 
-def _session(assignment):
-    if not _SESSION:
-        session = selfcheck.open_session(assignment)
-        if session is None:  # the portable path: fresh children at every check
-            return None
-        _SESSION.append(session)
-        atexit.register(close)
-    return _SESSION[0]
+def _session(assignment) -> WorkerSession | None:
+    """The notebook's worker, started at the first check; None on the portable path (fresh children at every check)."""
+    global _SESSION
+    if _SESSION is None:
+        _SESSION = selfcheck.open_session(assignment)
+        if _SESSION is not None:
+            atexit.register(close)
+    return _SESSION
 
 
 def close() -> None:
     """Stop the worker that serves this notebook's checks (the next check starts a new one)."""
-    while _SESSION:
-        _SESSION.pop().close()
+    global _SESSION
+    session, _SESSION = _SESSION, None
+    if session is not None:
+        session.close()
 
 
 def _in_ipython() -> bool:
