@@ -10,6 +10,7 @@ from .commands import COMMANDS
 
 UNIX_ONLY = ("fcntl", "termios", "resource", "grp", "pwd")
 STAFF_PACKAGES = ("commands.staff", "staff", "gradescope")  # not in the students' handout
+SANDBOXED = ("check", "staff.grade", "staff.grade_all", "staff.validate")  # commands that start a worker: probe early
 
 
 def _staff_only(name: str):
@@ -32,10 +33,11 @@ def _unavailable(name: str, missing: str):
     return run
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line; with ``only`` (a module of ``commands``), that command alone (importing the others costs time)."""
     parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade the attention homework.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module_name in COMMANDS:
+    for module_name in COMMANDS if only is None else (only,):
         path = f"{__package__}.commands.{module_name}"
         name = module_name.rpartition(".")[2].replace("_", "-")
         try:
@@ -62,12 +64,23 @@ def _left_out(missing: str | None, path: str) -> bool:
                                     or missing.startswith(tuple(f"{__package__}.{p}" for p in STAFF_PACKAGES)))
 
 
+def _command_named(word: str) -> str | None:
+    """The module of ``commands`` that ``word`` (as typed on the command line) names, if any."""
+    return {m.rpartition(".")[2].replace("_", "-"): m for m in COMMANDS}.get(word)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    named = _command_named(argv[0]) if argv else None
+    if named in SANDBOXED:
+        from .sandbox import policy
+
+        policy.detect_soon()  # the probes run in their own processes while this one imports the command
     from .model.manifest import ManifestError
     from .sandbox.errors import SandboxUnavailable
 
-    parser = build_parser()
+    parser = build_parser(only=named)
     args, extra = parser.parse_known_args(argv)
     if extra and not getattr(args, "any_arguments", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

@@ -45,3 +45,24 @@ def test_a_command_needing_a_unix_only_module_is_explained(monkeypatch, capsys):
     monkeypatch.setattr(importlib, "import_module", without_fcntl)
     assert cli.main(["emulate", "--zip", "x"]) == 2
     assert "needs the fcntl module" in capsys.readouterr().err
+
+
+def _modules_after(argv: list[str]) -> set[str]:
+    """The ``autograder.commands`` modules a fresh process has imported after ``cli.main(argv)``."""
+    import subprocess
+    import sys
+
+    code = ("import contextlib, io, sys; from autograder import cli\n"
+            f"with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+            f"    try: cli.main({argv!r})\n"
+            "    except SystemExit: pass\n"
+            "print(' '.join(m for m in sys.modules if m.startswith('autograder.commands.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+def test_only_the_command_named_is_imported():
+    assert _modules_after(["check", "--help"]) == {"autograder.commands.check", "autograder.commands.common"}
+    assert "autograder.commands.check" not in _modules_after(["grade", "--help"])
+    # a misspelt command still gets the list of every command
+    assert "autograder.commands.staff.grade" in _modules_after(["chek"])

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from ..model import paths
+from ..model import manifest, paths
 from ..sandbox.errors import SandboxFault
 from .store import Store, decode
 
@@ -42,11 +42,7 @@ class MissingExpected(SandboxFault):
 
 def signature(module: str, func: str) -> inspect.Signature | None:
     """The reference's signature of ``module.func`` (recorded), to name the arguments of a call."""
-    params = store(module).signatures.get(func)
-    if params is None:
-        return None
-    return inspect.Signature([inspect.Parameter(name, getattr(inspect.Parameter, kind), default=None if has_default else inspect.Parameter.empty)
-                              for name, kind, has_default in params])
+    return store(module).signature(func)
 
 
 def hint(module: str, mistake: str) -> str:
@@ -68,7 +64,7 @@ def fingerprint(module: str) -> str:
     folder = paths.ASSIGNMENTS / module
     # Of the manifests only the test files listed count: limits, points and the Gradescope settings change no value.
     try:
-        listed = json.dumps(yaml.safe_load((folder / "problem.yaml").read_text(encoding="utf-8")).get("tests"), sort_keys=True)
+        listed = json.dumps(manifest.safe_load((folder / "problem.yaml").read_text(encoding="utf-8")).get("tests"), sort_keys=True)
     except (OSError, AttributeError, yaml.YAMLError):
         listed = "<unreadable>"
     digest.update(listed.encode() + b"\0")

@@ -8,6 +8,7 @@ beside an .npz of its arrays, read on demand. Nothing here needs torch or the re
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import math
 import os
@@ -35,7 +36,7 @@ def exact_key(func: str, tree: Any, arrays: list[np.ndarray]) -> str:
     """A digest of a call's function and inputs, bit for bit."""
     digest = hashlib.sha256(func.encode() + json.dumps(tree, sort_keys=True).encode())
     for array in arrays:
-        digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update(np.ascontiguousarray(array).data)  # the bytes of tobytes(), without a copy
     return digest.hexdigest()
 
 
@@ -60,6 +61,16 @@ class Store:
     hints: dict[str, str] = field(default_factory=dict)
     signatures: dict[str, list[list]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _built: dict[str, inspect.Signature | None] = field(default_factory=dict, repr=False, compare=False)
+
+    def signature(self, func: str) -> inspect.Signature | None:
+        """The reference's signature of ``func``, built once (every call's description binds its arguments)."""
+        if func not in self._built:
+            params = self.signatures.get(func)
+            self._built[func] = None if params is None else inspect.Signature(
+                [inspect.Parameter(name, getattr(inspect.Parameter, kind), default=None if has_default else inspect.Parameter.empty)
+                 for name, kind, has_default in params])
+        return self._built[func]
 
     def find(self, func: str, args: tuple, kwargs: dict) -> Entry | None:
         """The entry of this call: by its exact digest, else by a close comparison of the inputs."""
@@ -98,7 +109,7 @@ class Store:
         data = {"module": self.module, "hints": self.hints, "signatures": self.signatures, "calls": index}
         tmp_json, tmp_npz = json_path.with_suffix(f".json.{os.getpid()}"), npz_path.with_suffix(f".{os.getpid()}.npz")
         tmp_json.write_text(json.dumps(data), encoding="utf-8")
-        np.savez_compressed(tmp_npz, *blobs)
+        np.savez(tmp_npz, *blobs)  # stored, not deflated: recorded floats compress by 3%, and inflating costs every grade
         tmp_npz.replace(npz_path)
         tmp_json.replace(json_path)
         return json_path, npz_path

@@ -84,11 +84,23 @@ class Assignment:
         return max(p.limits.memory_mb for p in self.problems)
 
 
+def safe_load(text: str) -> Any:
+    """``yaml.safe_load``, with libyaml's parser where PyYAML has it (about 30 times faster, the same values); a document
+    it refuses is parsed again by the Python parser, whose error names the line."""
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        try:
+            return yaml.load(text, Loader=fast)  # noqa: S506 - CSafeLoader is the safe loader
+        except yaml.YAMLError:
+            pass
+    return yaml.safe_load(text)
+
+
 def _read(path: Path) -> dict:
     if not path.is_file():
         raise ManifestError(f"{path}: file not found")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ManifestError(f"{path}: not valid YAML ({exc})") from None
     if not isinstance(data, dict):

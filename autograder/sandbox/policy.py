@@ -23,6 +23,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,14 +92,40 @@ class Protections:
         return "isolated" if self.bwrap or self.is_root or self.landlock >= 6 else "weak"
 
 
-@functools.lru_cache(maxsize=1)
+_EARLY: list[threading.Thread] = []
+
+
+def detect_soon() -> None:
+    """Start ``detect`` (and the tmpfs probe) on a thread: the probes are processes, which run while this one imports.
+
+    Nothing where the portable path will be taken (``AUTOGRADER_PORTABLE=1``, not Linux)."""
+    if _EARLY or os.environ.get(PORTABLE_ENV) == "1" or not sys.platform.startswith("linux"):
+        return
+
+    def probe() -> None:
+        found = _detect()
+        if found.bwrap:
+            bwrap_sizes_tmpfs(found.bwrap)
+
+    _EARLY.append(threading.Thread(target=probe, name="autograder-probes", daemon=True))
+    _EARLY[0].start()
+
+
 def detect() -> Protections:
     """Probe once per process; environment switches turn layers off (for tests)."""
+    if _EARLY and _EARLY[0] is not threading.current_thread():
+        _EARLY[0].join()  # the early probes: a second probing side by side would only cost time
+    return _detect()
+
+
+@functools.lru_cache(maxsize=1)
+def _detect() -> Protections:
     is_root = os.geteuid() == 0
     bwrap = None if _off("BWRAP") else shutil.which("bwrap")
+    kernel_probe = _start_kernel_probe()  # both probes at once
     if bwrap and not _bwrap_works(bwrap, is_root):
         bwrap = None
-    kernel = _probe_kernel_layers()
+    kernel = _probe_kernel_layers(kernel_probe)
     landlock = 0 if _off("LANDLOCK") else int(kernel.get("landlock", 0))
     seccomp = False if _off("SECCOMP") else bool(kernel.get("seccomp"))
     return Protections(bwrap=bwrap, is_root=is_root, landlock=landlock, seccomp=seccomp)
@@ -108,13 +135,27 @@ def _off(layer: str) -> bool:
     return os.environ.get(f"AUTOGRADER_NO_{layer}") == "1"
 
 
-def _probe_kernel_layers() -> dict:
-    """Apply Landlock and seccomp in a throwaway process (a container may refuse what the kernel has)."""
+def _start_kernel_probe() -> subprocess.Popen | None:
     try:
-        proc = subprocess.run([sys.executable, "-I", "-B", str(WORKER_DIR / "confine.py"), "--probe"],
-                              capture_output=True, text=True, timeout=60, cwd="/")
-        return json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else {}
-    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
+        return subprocess.Popen([sys.executable, "-I", "-B", str(WORKER_DIR / "confine.py"), "--probe"], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/")
+    except OSError:
+        return None
+
+
+def _probe_kernel_layers(proc: subprocess.Popen | None = None) -> dict:
+    """Apply Landlock and seccomp in a throwaway process (a container may refuse what the kernel has)."""
+    proc = proc or _start_kernel_probe()
+    if proc is None:
+        return {}
+    try:
+        out, _ = proc.communicate(timeout=60)
+        return json.loads(out.strip().splitlines()[-1]) if proc.returncode == 0 else {}
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {}
+    except (ValueError, IndexError):
         return {}
 
 

@@ -43,6 +43,8 @@ class WorkerProcess:
     def __init__(self, setup: SandboxSetup, memory_mb: int, output: OutputBuffer) -> None:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
+        for fd in (req_w, rep_w):
+            wire.widen_pipe(fd)
         self.setup = setup
         self.marker = secrets.token_hex(8)
         scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)

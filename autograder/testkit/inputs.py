@@ -85,8 +85,10 @@ def tensor(data: Any, dtype: Any = None) -> TensorArray:
 
 def randn(*shape: int, seed: int, scale: float = 1.0, dtype: Any = np.float64) -> TensorArray:
     """``scale`` times standard normal entries drawn from numpy's generator seeded with ``seed``."""
-    values = scale * np.random.default_rng(seed).standard_normal(shape)
-    return values.astype(dtype).view(TensorArray)
+    values = np.random.default_rng(seed).standard_normal(shape)
+    if scale != 1.0:  # in place: the same numbers without another copy of a large draw
+        values *= scale
+    return values.astype(dtype, copy=False).view(TensorArray)
 
 
 def rand(*shape: int, seed: int, dtype: Any = np.float64) -> TensorArray:

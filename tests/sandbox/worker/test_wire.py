@@ -105,3 +105,15 @@ def test_a_forged_500_mb_header_is_refused_before_it_is_read():
     with pytest.raises(wire.WireError, match="oversized header"):
         wire.read_message(-1, read_exact)
     assert asked == [8]
+
+
+def test_pipes_get_a_wide_buffer():
+    fcntl = pytest.importorskip("fcntl")
+    r, w = os.pipe()
+    try:
+        before = fcntl.fcntl(w, fcntl.F_GETPIPE_SZ)
+        wire.widen_pipe(w)
+        assert before < wire.PIPE_BYTES == fcntl.fcntl(w, fcntl.F_GETPIPE_SZ)
+    finally:
+        os.close(r)
+        os.close(w)
