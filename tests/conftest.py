@@ -1,4 +1,5 @@
-"""Shared fixtures: the assignment manifest, and every problem's variants graded once per session."""
+"""Shared fixtures: the assignment manifest, and every problem's variants graded once per session; which tests share a
+pytest-xdist worker when the suite runs on several (`make test`: ``-n 3 --dist loadfile``)."""
 
 from concurrent.futures import ThreadPoolExecutor
 
@@ -9,6 +10,57 @@ from autograder.staff import validation
 
 # Problems whose validation waits out a per-call time limit (a quadratic-time mistake): started first.
 SLOWEST = ("random_features", "causal_linear_attention")
+
+
+# ---- Parallel runs: which files go to the same pytest-xdist worker ----
+# A session fixture is built once per worker, so the files that read an expensive one go together; so do the emulations
+# of Gradescope's container, which take turns anyway (a machine-wide lock on /autograder). Every other file is its own
+# group. (xdist's loadgroup would read xdist_group marks, but with pytest 9.2 it silently stops grouping:
+# pytest-dev/pytest-xdist#1386; this is loadfile with a few files joined.)
+JOINED_FILES = {
+    "tests/staff/test_validation.py": "graded_variants",  # every problem's variants, graded once
+    "tests/test_spec_coverage.py": "graded_variants",
+    "tests/gradescope/test_emulation.py": "emulation",
+    "tests/commands/staff/test_emulate.py": "emulation",
+}
+
+# The longest groups, started first (in this order) so that none of them is the last to finish.
+FIRST = ("tests/hostile/test_hostile.py", "emulation", "graded_variants", "tests/hostile/test_hostile_round2.py")
+
+
+def file_group(nodeid: str) -> str:
+    """The worker group of a test: its file's, or the group its file joins."""
+    path = nodeid.split("::")[0]
+    return JOINED_FILES.get(path, path)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadfile``, with the files of ``JOINED_FILES`` sent to one worker."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class JoinedFileScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return file_group(nodeid)
+
+    config.option.loadscopereorder = False  # the collection's order (below), not the groups with most tests first
+    return JoinedFileScheduling(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """In an xdist worker, put the longest groups first (every worker sorts alike; the scheduler takes groups in order)."""
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: FIRST.index(g) if (g := file_group(item.nodeid)) in FIRST else len(FIRST))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _basetemp(tmp_path_factory):
+    """Make the session's temporary folder before any fixture asks for one from several threads: pytest's first
+    ``getbasetemp`` is not thread-safe (a second thread can remove the folder the first one just made)."""
+    tmp_path_factory.getbasetemp()
 
 
 @pytest.fixture(scope="session")
