@@ -79,3 +79,21 @@ def environ(pid: int | str) -> list[bytes] | None:
             return f.read().split(b"\0")
     except OSError:
         return None
+
+
+def memory_map(pid: int | str) -> list[tuple[int, int, str, str]]:
+    """(start, end, permissions, path) of each mapping of ``pid`` (path "" for anonymous memory; [] where unreadable)."""
+    try:
+        with open(f"{PROC}/{pid}/maps", encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    regions = []
+    for line in lines:
+        fields = line.split(maxsplit=5)
+        try:
+            low, high = (int(x, 16) for x in fields[0].split("-"))
+            regions.append((low, high, fields[1], fields[5] if len(fields) > 5 else ""))
+        except (ValueError, IndexError):
+            continue
+    return regions

@@ -51,3 +51,15 @@ def test_no_proc(monkeypatch, tmp_path):
     me = os.getpid()
     assert procfs.pids() == []
     assert (procfs.stat(me), procfs.status(me), procfs.owner(me), procfs.environ(me)) == (None,) * 4
+
+
+def test_the_memory_map_lists_heap_anonymous_and_file_mappings():
+    import mmap
+
+    anon = mmap.mmap(-1, 1 << 20)
+    regions = procfs.memory_map("self")
+    address = next(low for low, high, perms, path in regions if path == "" and perms.startswith("rw"))
+    assert address > 0 and any(path == "[heap]" for *_, path in regions) and any(path.endswith(".so") or "python" in path for *_, path in regions)
+    assert all(low < high for low, high, *_ in regions)
+    anon.close()
+    assert procfs.memory_map(2**31 - 1) == []  # no such process

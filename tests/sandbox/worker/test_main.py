@@ -1,0 +1,35 @@
+"""The worker's first process: what it does to itself after its imports."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+WORKER = Path(__file__).resolve().parents[3] / "autograder" / "sandbox" / "worker"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_collapsing_into_huge_pages_keeps_the_address_space():
+    code = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import main, procfs
+junk = [bytearray(4096) for _ in range(30000)]  # 120 MB of small objects, as torch's import leaves
+
+def huge_kb():
+    with open("/proc/self/smaps_rollup") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("AnonHugePages:"))
+
+before, size = huge_kb(), procfs.status("self").vm_size_kb
+print(main.collapse_into_huge_pages(), before, huge_kb(), size, procfs.status("self").vm_size_kb)
+"""
+    done, huge_before, huge_after, size_before, size_after = map(int, subprocess.run(
+        [sys.executable, "-c", code, str(WORKER)], capture_output=True, text=True, check=True).stdout.split())
+    assert size_after == size_before  # what the memory limit counts does not change
+    thp = Path("/sys/kernel/mm/transparent_hugepage/enabled")
+    if not thp.exists() or "[never]" in thp.read_text():
+        assert done == 0 and huge_after == huge_before
+    else:  # the process's small pages are now huge ones (a fork copies far fewer page-table entries)
+        assert done >= 64 << 20 and huge_after - huge_before >= 64 << 10
