@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 import subprocess
@@ -35,6 +36,15 @@ def zip_folder(folder: Path, out: Path, prefix: str = "") -> Path:
         for f in sorted(folder.iterdir()):
             zf.write(f, prefix + f.name)
     return out
+
+
+def zip_bytes(files: dict[str, str | bytes]) -> bytes:
+    """A zip archive, in memory, of ``files`` (name -> content)."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buffer.getvalue()
 
 
 def run_grade(submission: Path, out: Path, timeout: float = 600) -> tuple[subprocess.CompletedProcess, dict]:

@@ -1,6 +1,5 @@
 """`submission.locate` on the shapes a Gradescope export adds: a folder inside a zip, a zip inside a folder or a zip."""
 
-import io
 import os
 import stat
 import zipfile
@@ -8,17 +7,11 @@ import zipfile
 import pytest
 
 from autograder.grading import submission
+from tests.helpers import zip_bytes
 
 MODULES = ["qkv_arithmetic", "complexity"]
 SOURCES = {f"{m}.py": f"# {m}\n".encode() for m in MODULES}
 
-
-def zip_bytes(files: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
 
 
 def test_a_zip_inside_a_folder_is_read_through_the_module_cap(tmp_path):

@@ -12,13 +12,12 @@ import os
 import re
 import subprocess
 import sys
-import zipfile
 
 import pytest
 
 from autograder.model import paths
 from autograder.staff import solutions
-from tests.helpers import one_problem_root
+from tests.helpers import one_problem_root, zip_bytes
 
 MODULE = "qkv_arithmetic"
 CHANGED_TEST = "softmax_attention_worked_example_scaled_down"
@@ -60,22 +59,15 @@ submission_106:
 GRADED = ["submission_101", "submission_102", "submission_103", "submission_104", "submission_105"]
 
 
-def zipped(files: dict[str, str | bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in files.items():
-            zf.writestr(name, data)
-    return buffer.getvalue()
-
 
 def write_export(path):
     mistake = {v.name: v.source() for v in solutions.mistakes(MODULE)}
     top = "assignment_2417_export/"
-    path.write_bytes(zipped({
+    path.write_bytes(zip_bytes({
         f"{top}submission_metadata.yml": METADATA,
         f"{top}submission_101/{MODULE}.py": solutions.reference_path(MODULE).read_text(),
         f"{top}submission_102/{MODULE}.py": mistake["scale_ignored"],
-        f"{top}submission_103/homework.zip": zipped({f"hw/{MODULE}.py": mistake["causal_mask_keeps_future"], "hw/notes.txt": "x"}),
+        f"{top}submission_103/homework.zip": zip_bytes({f"hw/{MODULE}.py": mistake["causal_mask_keeps_future"], "hw/notes.txt": "x"}),
         f"{top}submission_104/": "",
         f"{top}submission_105/{MODULE}.py": mistake["scale_ignored"],
     }))
@@ -224,7 +216,7 @@ def test_bad_arguments_are_explained_before_any_grading(tmp_path):
     assert not (tmp_path / "o").exists()
     proc = grade_all(root, tmp_path / "nowhere", "--out", tmp_path / "o" / "grades.csv")
     assert proc.returncode == 2 and "nowhere does not exist" in proc.stderr
-    (tmp_path / "subs.zip").write_bytes(zipped({"alice/qkv_arithmetic.py": ""}))
+    (tmp_path / "subs.zip").write_bytes(zip_bytes({"alice/qkv_arithmetic.py": ""}))
     proc = grade_all(root, tmp_path / "subs.zip", "--out", tmp_path / "o" / "grades.csv")
     assert proc.returncode == 2 and "subs.zip holds no submission_metadata.yml" in proc.stderr
     (tmp_path / "o" / "records").mkdir(parents=True)
