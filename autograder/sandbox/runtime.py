@@ -57,12 +57,27 @@ def reachable(path: str | Path, need: int = stat.S_IROTH | stat.S_IXOTH) -> bool
 
 
 def python_roots() -> list[str]:
-    """Directories the grader's Python needs: the environment and the interpreter it is built on."""
+    """Directories the grader's Python needs: the environment, the interpreter it is built on, and the folder of each
+    link on the way from one to the other (a venv made with ``~/bin/python3``, a link to a pyenv or Homebrew Python,
+    starts through ``~/bin``)."""
     roots = {os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
-    exe_dir = os.path.dirname(os.path.realpath(sys.executable))
-    if not any(exe_dir.startswith(r + os.sep) for r in roots):
-        roots.add(exe_dir)
+    for folder in [*_link_folders(sys.executable), os.path.dirname(os.path.realpath(sys.executable))]:
+        if not any(folder == r or folder.startswith(r + os.sep) for r in roots):
+            roots.add(folder)
     return sorted(roots)
+
+
+def _link_folders(path: str) -> list[str]:
+    """The folder of ``path`` and of every symbolic link it leads through, as exec follows them."""
+    folders, path = [], os.path.abspath(path)
+    for _ in range(40):  # the kernel's own limit on links followed
+        folders.append(os.path.dirname(path))
+        try:
+            target = os.readlink(path)
+        except OSError:  # not a link (or unreadable): the end of the chain
+            break
+        path = os.path.normpath(os.path.join(os.path.dirname(path), target))
+    return folders
 
 
 def this_interpreter() -> Interpreter:

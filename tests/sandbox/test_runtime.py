@@ -96,3 +96,21 @@ def test_make_private_leaves_the_python_install_alone():
     import sys
 
     assert runtime.make_private([sys.prefix]) == []
+
+
+def test_the_python_roots_include_each_folder_a_link_to_the_interpreter_passes(tmp_path, monkeypatch):
+    import sys
+
+    (tmp_path / "home" / "bin").mkdir(parents=True)
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    real = os.path.realpath(sys.executable)
+    (tmp_path / "home" / "bin" / "python3").symlink_to(real)  # ~/bin/python3, as `python3 -m venv` was started
+    (tmp_path / "venv" / "bin" / "python3").symlink_to(tmp_path / "home" / "bin" / "python3")
+    (tmp_path / "venv" / "bin" / "python").symlink_to("python3")
+    assert runtime._link_folders(str(tmp_path / "venv" / "bin" / "python")) == [
+        str(tmp_path / "venv" / "bin"), str(tmp_path / "venv" / "bin"), str(tmp_path / "home" / "bin"), os.path.dirname(real)]
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "venv" / "bin" / "python"))
+    monkeypatch.setattr(sys, "prefix", str(tmp_path / "venv"))
+    roots = runtime.python_roots()
+    assert str(tmp_path / "home" / "bin") in roots and str(tmp_path / "venv") in roots
+    assert str(tmp_path / "venv" / "bin") not in roots  # inside a root already

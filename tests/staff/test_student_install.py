@@ -8,6 +8,9 @@ written, as a normal user, and that the ranges accept the versions grading uses;
 download.pytorch.org, which this build machine does not reach), and
 ``AUTOGRADER_LOWEST=1`` installs the lowest version of every range from PyPI instead (the CI job for the lower bounds:
 torch 2.2.0, numpy 1.24.0 and PyYAML 6.0 passed it on 2026-11-24, Python 3.11, as user nobody).
+``AUTOGRADER_PYPI_INSTALL=1`` installs the ranges from PyPI alone (without the CPU index line: PyPI's torch is the CUDA
+build on Linux); with ``AUTOGRADER_STUDENT_PYTHON=/path/to/python3.X`` the README's ``python3`` is that interpreter (the
+CI job for the Python versions; 3.10.13, 3.12.1 and 3.13.0 passed it on 2026-11-24, as user nobody).
 """
 
 import os
@@ -26,6 +29,9 @@ from autograder.staff.handout import TOP
 
 FULL = os.environ.get("AUTOGRADER_FULL_INSTALL") == "1"
 LOWEST = os.environ.get("AUTOGRADER_LOWEST") == "1"
+PYPI = os.environ.get("AUTOGRADER_PYPI_INSTALL") == "1"
+STUDENT_PYTHON = os.environ.get("AUTOGRADER_STUDENT_PYTHON")  # the interpreter the README's `python3` names
+STUDENT_PATH = "/usr/local/bin:/usr/bin:/bin"
 NORMAL_USER = 65534  # nobody: when the suite runs as root, the student is someone else
 
 
@@ -36,7 +42,8 @@ def readme_setup_commands(readme: str) -> list[str]:
 
 
 def as_student(command: str, cwd: Path, timeout: float) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(cwd.parent), "LANG": "C.UTF-8"}
+    bin_dir = cwd.parent / "bin"  # the student's `python3`: a link
+    env = {"PATH": f"{bin_dir}:{STUDENT_PATH}", "HOME": str(cwd.parent), "LANG": "C.UTF-8"}
     prefix = []
     if os.geteuid() == 0:
         prefix = ["setpriv", f"--reuid={NORMAL_USER}", f"--regid={NORMAL_USER}", "--clear-groups"]
@@ -74,6 +81,10 @@ def test_readme_install_then_check_stubs_and_reference(built_handout, assignment
         with zipfile.ZipFile(built_handout[0]) as zf:
             zf.extractall(home)
         root = home / TOP
+        # The student's `python3` is a link in a folder of its own (~/bin, Homebrew's bin): the venv starts through it.
+        assert not STUDENT_PYTHON or LOWEST or PYPI or FULL, "AUTOGRADER_STUDENT_PYTHON needs a real install (AUTOGRADER_PYPI_INSTALL=1, say): this project's packages are built for its own Python"
+        (home / "bin").mkdir()
+        (home / "bin" / "python3").symlink_to(STUDENT_PYTHON or shutil.which("python3", path=STUDENT_PATH))
         if LOWEST:
             text = (root / "requirements.txt").read_text()
             (root / "requirements.txt").write_text(text.replace(">=", "=="))
@@ -82,19 +93,19 @@ def test_readme_install_then_check_stubs_and_reference(built_handout, assignment
             shutil.copy(paths.REFERENCE / f"{module}.py", root / "student_template" / f"{module}.py")
         if os.geteuid() == 0:
             for path in [home, *home.rglob("*")]:
-                os.chown(path, NORMAL_USER, NORMAL_USER)
+                os.chown(path, NORMAL_USER, NORMAL_USER, follow_symlinks=False)
         commands = readme_setup_commands((root / "README.md").read_text())
         assert commands[0] == "python3 -m venv .venv" and any("download.pytorch.org/whl/cpu" in c for c in commands)
         assert commands[-1] == "pip install -r requirements.txt"
         first = as_student(commands[0], root, timeout=600)  # python3 -m venv .venv
         assert first.returncode == 0, first.stdout + first.stderr
-        if not (FULL or LOWEST):  # see the module's docstring: hard links to the project's packages, so nothing is downloaded
+        if not (FULL or LOWEST or PYPI):  # see the module's docstring: hard links to the project's packages, so nothing is downloaded
             link_packages(root / "requirements.txt", next((root / ".venv" / "lib").glob("python3*/site-packages")))
-        if LOWEST:  # the lower bounds of the ranges, from PyPI (on Linux its torch is the CUDA build: the CPU index has no 2.3 for every Python)
+        if LOWEST or PYPI:  # from PyPI alone (on Linux its torch is the CUDA build: the CPU index has no 2.3 for every Python)
             commands = [c for c in commands if "download.pytorch.org" not in c]
         install = as_student("\n".join(["source .venv/bin/activate", *commands[1:]]), root, timeout=3600)
         assert install.returncode == 0, install.stdout[-3000:] + install.stderr[-3000:]
-        assert FULL or LOWEST or "Downloading" not in install.stdout, install.stdout[-3000:]
+        assert FULL or LOWEST or PYPI or "Downloading" not in install.stdout, install.stdout[-3000:]
 
         checked = as_student(".venv/bin/python -m autograder check", root, timeout=600)
         table = checked.stdout
@@ -104,8 +115,8 @@ def test_readme_install_then_check_stubs_and_reference(built_handout, assignment
         for module in solved:
             assert re.search(rf"^{module} — .* (\d+)/\1 passed", table, flags=re.M), table[-3000:]
         assert table.count("is not implemented yet") >= len(stubs)
-        if FULL or LOWEST:
-            versions = as_student(".venv/bin/python -c 'import torch, numpy; print(torch.__version__, numpy.__version__)'", root, 120)
+        if FULL or LOWEST or PYPI:
+            versions = as_student(".venv/bin/python -c 'import sys, torch, numpy; print(sys.version.split()[0], torch.__version__, numpy.__version__)'", root, 120)
             print("installed:", versions.stdout.strip())
     finally:
         shutil.rmtree(home, ignore_errors=True)
