@@ -2,17 +2,18 @@
 
 The zip holds our test files (flattened, as otter wants them), and as support files the
 harness, the manifests and the expected values recorded from the reference (``expected``;
-never the reference, its mistakes or fair variants), a driver notebook that otter executes instead of
-the student's scripts, and an empty ``.OTTER_LOG`` that replaces any submitted one, so otter
-never unpickles a student's log. On Gradescope, ``run_otter.py`` first moves every file that
-is not one of the six modules out of the submission folder, so nothing else the student
-uploaded can shadow a module that otter's kernel imports. The image's files (setup.sh,
-run_autograder, the environment and the pins) are ours: see ``gradescope.image``.
+never the reference, its mistakes or fair variants), an empty notebook for otter to find, and an
+empty ``.OTTER_LOG`` that replaces any submitted one, so otter never unpickles a student's log.
+Its entry point is ours: ``run_autograder`` starts ``run_grading.py`` (``gradescope.entry``), the one grading
+run, which writes results.json as ``grade`` does; ``otter run`` reaches the same entry point through the
+plugin listed in its otter_config.json (``gradescope.otter_plugin``). The image's files (setup.sh,
+run_autograder, the environment and the pins) are ours too: see ``gradescope.image``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,20 +24,14 @@ from pathlib import Path
 from ..expected import records
 from ..model import manifest, paths
 from . import image
-from .otter_bridge import DRIVER_NOTEBOOK, DRIVER_SOURCE, HARNESS_FOLDER
+from .entry import ENTRY_SOURCE
+from .otter_bridge import DRIVER_NOTEBOOK, ENTRY_SCRIPT, HARNESS_FOLDER, OTTER_PLUGIN
 
 # The zip carries recorded expected values instead of what computes them: no reference, mistakes or fair variants,
 # and none of the staff tools (recording, solutions, validation, handout) or staff commands.
 LEFT_OUT = ("commands.staff", "staff")
 SOLUTIONS = shutil.ignore_patterns(*paths.BYTECODE, "mistakes", "fair", records.SHIPPED_NAME)
 EXECUTABLE = ("setup.sh", "run_autograder")
-RUN_OTTER_PREFIX = f'''\
-import sys as _sys
-_sys.path.insert(0, "/autograder/source/files/{HARNESS_FOLDER}")
-from autograder.gradescope.otter_bridge import prepare_run as _prepare_run
-_prepare_run("/autograder/submission", "/autograder/quarantine", "/autograder/results")
-del _sys.path[0]
-'''
 
 
 class BuildError(Exception):
@@ -44,10 +39,11 @@ class BuildError(Exception):
 
 
 def driver_notebook() -> dict:
-    """The one-cell notebook otter executes: it exposes the sandboxed proxies."""
+    """The notebook otter looks for in the submission folder; under ``otter run`` the plugin gives its kernel an empty one."""
+    note = ("Grading runs in the zip's entry point (run_grading.py, autograder/gradescope/entry.py), not in this notebook: "
+            "otter's plugin (autograder/gradescope/otter_plugin.py) hands `otter run` over to it.")
     return {
-        "cells": [{"cell_type": "code", "execution_count": None, "id": "autograder-driver",
-                   "metadata": {}, "outputs": [], "source": DRIVER_SOURCE}],
+        "cells": [{"cell_type": "markdown", "id": "autograder-driver", "metadata": {}, "source": note}],
         "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
                      "language_info": {"name": "python"}},
         "nbformat": 4,
@@ -68,7 +64,8 @@ def stage_build(stage: Path, assignment: manifest.Assignment) -> list[str]:
     ship_expected(assignment, records.shipped_folder(harness / "assignments"))
     (stage / DRIVER_NOTEBOOK).write_text(json.dumps(driver_notebook(), indent=1), encoding="utf-8")
     (stage / ".OTTER_LOG").write_bytes(b"")
-    config = {"points_possible": assignment.total_points, "show_hidden": True, "show_stdout": False, "print_summary": True}
+    config = {"points_possible": assignment.total_points, "show_hidden": True, "show_stdout": False, "print_summary": True,
+              "plugins": [OTTER_PLUGIN]}
     (stage / "otter_config.json").write_text(json.dumps(config, indent=2))
     return [HARNESS_FOLDER, DRIVER_NOTEBOOK, ".OTTER_LOG"]
 
@@ -90,6 +87,7 @@ def image_files(assignment: manifest.Assignment) -> dict[str, str]:
     return {
         "setup.sh": image.setup_sh(requirements),
         "run_autograder": image.run_autograder(),
+        ENTRY_SCRIPT: ENTRY_SOURCE.format(harness=HARNESS_FOLDER),
         "environment.yml": image.environment_yml(assignment.python),
         "requirements.txt": "\n".join(requirements) + "\n",
         "constraints.txt": "\n".join(pins) + "\n",
@@ -97,16 +95,13 @@ def image_files(assignment: manifest.Assignment) -> dict[str, str]:
 
 
 def _patch(zip_path: Path, replacements: dict[str, str]) -> None:
-    """Put our image files in place of otter's and add our preparation step (deadline, quarantine) to run_otter.py."""
+    """Put our image files and entry point in place of otter's."""
     patched = zip_path.with_suffix(".tmp")
     with zipfile.ZipFile(zip_path) as src, zipfile.ZipFile(patched, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():
             if info.filename in replacements:
                 continue
-            data = src.read(info)
-            if info.filename == "run_otter.py":
-                data = data.replace(b'if __name__ == "__main__":', RUN_OTTER_PREFIX.replace("\n", "\n    ").encode().join([b'if __name__ == "__main__":\n    ', b""]), 1)
-            dst.writestr(info, data)
+            dst.writestr(info, src.read(info))
         for name, text in replacements.items():
             info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
             info.external_attr = (0o100755 if name in EXECUTABLE else 0o100644) << 16
@@ -125,8 +120,9 @@ def build_autograder_zip(out: Path) -> Path:
         replacements = image_files(assignment)
         cmd = [sys.executable, "-m", "otter", "generate", "-t", "tests", "-o", str(out), "-c", "otter_config.json",
                "--no-requirements", "--no-environment", "--python-version", assignment.python, *support]
+        env = dict(os.environ, PYTHONPATH=str(stage / HARNESS_FOLDER))  # otter generate imports the plugins it lists
         try:
-            proc = subprocess.run(cmd, cwd=stage, capture_output=True, text=True, timeout=300)
+            proc = subprocess.run(cmd, cwd=stage, env=env, capture_output=True, text=True, timeout=300)
         except FileNotFoundError:
             raise BuildError("otter-grader is not installed; run `make autograder` (it installs requirements-dev.txt)") from None
         if proc.returncode != 0:

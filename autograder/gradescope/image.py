@@ -13,6 +13,7 @@ import re
 from importlib import metadata
 
 from ..model import paths
+from .otter_bridge import ENTRY_SCRIPT
 
 CONDA_DIR = "/opt/miniforge3"
 ENV_DIR = "/opt/otter-env"
@@ -114,7 +115,7 @@ set -euo pipefail
 ENV_DIR="${{{ENV_OVERRIDE}:-{ENV_DIR}}}"
 export PATH="$ENV_DIR/bin:$PATH"
 chmod 700 {SOURCE}  # the harness, the reference and the hidden tests: root only
-exec "$ENV_DIR/bin/python" {SOURCE}/run_otter.py
+exec "$ENV_DIR/bin/python" -I {SOURCE}/{ENTRY_SCRIPT}  # the one grading run (autograder/gradescope/entry.py)
 """
 
 

@@ -1,9 +1,18 @@
-"""Grade one submission: locate modules, start the sandbox, run each problem's tests."""
+"""The one grading run: (assignment, submission, purpose) -> session -> time rules -> tests -> score records.
+
+Every door goes through ``grade``: ``grade`` and ``grade-all`` (purpose GRADING), ``check`` and the notebook's
+``autograder.check()`` (SELF_CHECK), ``validate`` (VALIDATION), and the Gradescope zip's entry point
+(``gradescope.entry``: GRADING with Gradescope's deadline and private folders). A door chooses the purpose and its
+observers (``observers.Observer``: progress, the run record, results.json written as problems finish); it never
+grades differently. What a test may reveal is the run's to decide (``runner.run_test`` sets ``testkit.checks.REVEAL``
+per test: public tests show expected values, hidden tests never do).
+"""
 
 from __future__ import annotations
 
+import enum
 import time
-from collections.abc import Callable
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..expected import records
@@ -13,38 +22,54 @@ from ..model.scores import GradeReport, ProblemResult, TestResult
 from ..sandbox import policy
 from ..sandbox.portable import PortableSession
 from ..sandbox.portable import describe as describe_portable
-from ..sandbox.session import WorkerSession
+from ..sandbox.session import HARNESS_ROOT, WorkerSession
 from . import submission, worker_memory
+from .observers import Observer, Observers
 from .proxy import StudentModule
 from .runner import TestSpec, load_tests, run_tests
 from .time_rules import CallGuard, problem_budget
 
 
+class Purpose(enum.Enum):
+    """Why a submission is graded: it decides the tests and the session."""
+
+    SELF_CHECK = "self-check"  # a student's own code: public tests; no uid switch; the portable path where Linux's sandbox cannot run
+    GRADING = "grading"  # public and hidden tests, the staff sandbox (never the portable path)
+    VALIDATION = "validation"  # the tests' own check on the reference, stubs, mistakes, fair variants: as grading
+
+    @property
+    def include_hidden(self) -> bool:
+        return self is not Purpose.SELF_CHECK
+
+
 def grade(
     path: Path,
     assignment: Assignment | None = None,
-    include_hidden: bool = True,
+    purpose: Purpose = Purpose.GRADING,
+    *,
     modules: list[str] | None = None,
     session: WorkerSession | None = None,
     tests: dict[str, list[TestSpec]] | None = None,
-    on_problem: Callable[[GradeReport], None] | None = None,
-    self_check: bool = False,
-    portable: str | None = None,
+    observers: Iterable[Observer] = (),
+    deadline: float | None = None,
+    private: tuple[Path, ...] = (HARNESS_ROOT,),
 ) -> GradeReport:
-    """Grade the submission at ``path``; never raises for anything the submission contains.
+    """Grade the submission at ``path`` for ``purpose``; never raises for anything the submission contains.
 
     With ``session`` (see ``reusable_session``) the worker and its torch import serve many submissions,
     and with ``tests`` (see ``load_all_tests``) so do the loaded test files and what they computed ahead.
-    ``on_problem`` sees the report so far after each problem (so a grader that dies leaves what it graded).
-    ``self_check`` (a student's own code) needs no uid switch; ``portable`` (its reason) runs it on the portable path.
+    ``deadline`` (a ``time.monotonic()`` value) is the submission's last moment to start a call; ``private``
+    the grader's folders the sandbox user must not read (for a session the run opens).
     """
     start = time.perf_counter()
+    watch = Observers(observers)
     assignment = assignment or manifest.load()
     problems = [p for p in assignment.problems if modules is None or p.module in modules]
 
     def tests_of(problem: Problem) -> list[TestSpec]:
-        return tests[problem.module] if tests is not None else load_tests(problem, include_hidden)
+        return tests[problem.module] if tests is not None else load_tests(problem, purpose.include_hidden)
 
+    portable = policy.portable_reason() if purpose is Purpose.SELF_CHECK and session is None else None
     notes: list[str] = []
     if portable:
         staff_notes = [describe_portable(portable)]
@@ -56,13 +81,15 @@ def grade(
         located = submission.locate(Path(path), assignment.modules)
     except submission.SubmissionError as exc:
         results = [_unavailable(p, tests_of(p), f"not graded: {exc}", scores.UNREADABLE) for p in problems]
-        return GradeReport(str(path), results, [str(exc)], time.perf_counter() - start, staff_notes)
+        report = GradeReport(str(path), results, [str(exc)], time.perf_counter() - start, staff_notes)
+        watch.run_ended(report)
+        return report
     if located.ignored:
         notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
     owned = session is None
     if owned:
         session = (PortableSession(portable, planned=sum(p.module in located.sources for p in problems)) if portable
-                   else WorkerSession(memory_mb=memory.mb, self_check=self_check))
+                   else WorkerSession(memory_mb=memory.mb, self_check=purpose is Purpose.SELF_CHECK, private=private))
     staged = session.stage(located.sources)
     session.switch(staged)
     try:
@@ -71,23 +98,25 @@ def grade(
         loaded = {p.module: tests_of(p) for p in problems}
         records.preload([p.module for p in problems])  # the records are open before any student code runs
         results: list[ProblemResult] = []
-        guard = CallGuard()
+        guard = CallGuard(deadline=deadline, observer=watch)
         for problem in problems:
+            watch.problem_started(problem)
             if problem.module not in located.sources:
                 kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
                 results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module], kind))
             else:
                 results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
-            if on_problem is not None:
-                done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem",
-                                               scores.NOT_GRADED) for p in problems[len(results):]]
-                on_problem(GradeReport(str(path), done, notes, time.perf_counter() - start, staff_notes))
+            done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem",
+                                           scores.NOT_GRADED) for p in problems[len(results):]]
+            watch.problem_finished(results[-1], GradeReport(str(path), done, notes, time.perf_counter() - start, staff_notes))
     finally:
         if owned:
             session.close()
         else:
             session.discard(staged)
-    return GradeReport(str(path), results, notes, time.perf_counter() - start, staff_notes)
+    report = GradeReport(str(path), results, notes, time.perf_counter() - start, staff_notes)
+    watch.run_ended(report)
+    return report
 
 
 def load_all_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestSpec]]:

@@ -21,8 +21,7 @@ def run(folder: Path, assignment: Assignment | None = None, modules: list[str] |
         session: WorkerSession | None = None) -> GradeReport:
     """The public tests of ``modules`` (default: all) on the modules in ``folder``; ``session`` from ``open_session`` serves many."""
     assignment = assignment or manifest.load()
-    return grader.grade(Path(folder), assignment, include_hidden=False, modules=modules or None, self_check=True,
-                         portable=None if session is not None else portable_reason(), session=session)
+    return grader.grade(Path(folder), assignment, grader.Purpose.SELF_CHECK, modules=modules or None, session=session)
 
 
 def open_session(assignment: Assignment) -> WorkerSession | None:

@@ -17,18 +17,18 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..model.manifest import Assignment, GradescopeSettings, Problem
 from ..sandbox import errors
 from ..sandbox.errors import StudentCallError
 from ..sandbox.exchange import Exchange
+from .observers import Observer
 
 BUDGET_FACTOR = 4  # > 3: three crashing calls of one function still leave the problem's other functions graded
 RESTART_SECONDS = 5.0  # a worker's start (its torch import) at 0.5 CPU: 3-5 s measured
-DEADLINE_FRACTION = 0.8  # of Gradescope's overall timeout: leaves the last call and otter's results.json a minute and more
-DEADLINE_ENV = "AUTOGRADER_DEADLINE"  # epoch seconds; run_otter.py sets it, otter's kernel inherits it
+DEADLINE_FRACTION = 0.8  # of Gradescope's overall timeout: leaves the last call and results.json a minute and more
+DEADLINE_ENV = "AUTOGRADER_DEADLINE"  # epoch seconds; the zip's entry point sets it when it starts
 
 
 def problem_budget(problem: Problem) -> float:
@@ -83,14 +83,13 @@ class CallGuard:
     """Runs a submission's calls under all four rules: the call limit (the session stops the call), the function stopped
     once, each problem's budget (charged from what the session says each exchange cost) and the submission's deadline."""
 
-    def __init__(self, deadline: float | None = None, on_refused: Callable[[str], None] | None = None) -> None:
+    def __init__(self, deadline: float | None = None, observer: Observer | None = None) -> None:
         self.deadline = deadline
-        self.on_refused = on_refused  # told the kind of every call stopped or not run (the run record on Gradescope)
+        self.observer = observer or Observer()  # told the kind of every call stopped or not run (the run record on Gradescope)
         self.stopped: dict[tuple[str, str], float] = {}
         self.budgets: dict[str, float] = {}
         self.spent: dict[str, float] = {}
         self._restart_credit: dict[str, float] = {}
-        self.current_test: dict[str, object] = {}  # per module, the test function whose calls run now (see proxy)
 
     def set_budget(self, worker_name: str, seconds: float) -> None:
         """Cap the total time of all calls into ``worker_name``'s module."""
@@ -109,8 +108,8 @@ class CallGuard:
         except StudentCallError as exc:
             if exc.kind == errors.TIMEOUT:
                 self.stopped[(worker_name, func)] = seconds
-            if exc.kind in (errors.TIMEOUT, *errors.NOT_RUN) and self.on_refused is not None:
-                self.on_refused(exc.kind)
+            if exc.kind in (errors.TIMEOUT, *errors.NOT_RUN):
+                self.observer.call_refused(exc.kind)
             raise
 
     def admit(self, worker_name: str, func: str, shown: str, module: str, seconds: float) -> None:

@@ -23,6 +23,22 @@ class Limits:
     memory_mb: int  # address space student code may add to the worker's own, beyond its imports
 
 
+# Gradescope's values for a results.json entry's ``visibility``.
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """When a student sees each kind of results.json entry on Gradescope (``gradescope.visibility`` in assignment.yaml)."""
+
+    public: str = "visible"  # the public tests: at once, as ``check`` shows them before submitting
+    hidden: str = "after_published"  # the hidden tests' names, scores and messages: once grades are published
+    output: str = "after_published"  # what the student's code printed (hidden tests' inputs can be printed)
+
+
+DEFAULT_VISIBILITY = Visibility()
+
+
 @dataclass(frozen=True)
 class GradescopeSettings:
     """The autograder settings the zip needs on Gradescope, and the memory the grader keeps for itself."""
@@ -30,7 +46,8 @@ class GradescopeSettings:
     timeout_minutes: float
     cpus: float
     memory_mb: int  # the container's memory: assumed when the container's own limit cannot be read
-    grader_memory_mb: int  # otter, its kernel and the grader at their peak: not given to the worker
+    grader_memory_mb: int  # the grader at its peak: not given to the worker
+    visibility: Visibility = DEFAULT_VISIBILITY
 
     def describe(self) -> str:
         """One line for staff: what to set under the assignment's autograder settings."""
@@ -175,12 +192,27 @@ def _gradescope(data: dict, path: Path) -> GradescopeSettings:
         timeout_minutes=number("timeout_minutes", "the overall timeout in minutes"),
         cpus=number("cpus", "the CPU allocation, e.g. 0.5"),
         memory_mb=int(number("memory_mb", "the container's memory in MB")),
-        grader_memory_mb=int(number("grader_memory_mb", "the memory otter and the grader need, in MB")),
+        grader_memory_mb=int(number("grader_memory_mb", "the memory the grader needs, in MB")),
+        visibility=_visibility(data["gradescope"].get("visibility"), path),
     )
     if settings.grader_memory_mb >= settings.memory_mb:
         raise ManifestError(f"{path}: key 'gradescope.grader_memory_mb' ({settings.grader_memory_mb}) leaves nothing of "
                             f"'gradescope.memory_mb' ({settings.memory_mb}) for the student's code")
     return settings
+
+
+def _visibility(data: object, path: Path) -> Visibility:
+    if data is None:
+        return DEFAULT_VISIBILITY
+    if not isinstance(data, dict):
+        raise ManifestError(f"{path}: key 'gradescope.visibility' should be a mapping of public/hidden/output to one of {', '.join(VISIBILITIES)}")
+    unknown = sorted(set(data) - {"public", "hidden", "output"})
+    if unknown:
+        raise ManifestError(f"{path}: key 'gradescope.visibility.{unknown[0]}' is not a setting; use public, hidden or output")
+    for key, value in data.items():
+        if value not in VISIBILITIES:
+            raise ManifestError(f"{path}: key 'gradescope.visibility.{key}' should be one of {', '.join(VISIBILITIES)}, got {value!r}")
+    return Visibility(**data)
 
 
 def load(path: Path | None = None) -> Assignment:

@@ -107,7 +107,7 @@ def isolation_row(problem: Problem, assignment: Assignment, workdir: Path) -> Ro
     for module in assignment.modules:
         source = mistake.source() if module == problem.module else solutions.reference_path(module).read_text(encoding="utf-8")
         (folder / f"{module}.py").write_text(source, encoding="utf-8")
-    report = grader.grade(folder, assignment)
+    report = grader.grade(folder, assignment, grader.Purpose.VALIDATION)
     others = [p for p in report.problems if p.module != problem.module]
     own = next(p for p in report.problems if p.module == problem.module)
     short = [f"{p.module} {p.points:g}/{p.max_points:g}" for p in others if p.points < p.max_points - 1e-9]

@@ -6,8 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from ...gradescope import entry
 from ...grading import grader
 from ...model import manifest
+from ...model.manifest import DEFAULT_VISIBILITY
 from ...model.scores import GradeReport
 from ...reports import results_json, terminal
 from ...sandbox import policy
@@ -28,14 +30,16 @@ def run(args: argparse.Namespace) -> int:
     refuse_unsandboxed()  # never falls back to the portable path: exit 2, saying why, and no results.json
     out = Path(args.out)
     print(policy.detect().describe(), file=sys.stderr)  # staff should know what the worker runs under
+    visibility = DEFAULT_VISIBILITY
     try:
-        report = grader.grade(Path(args.submission), manifest.load(), on_problem=lambda so_far: results_json.write(so_far, out))
+        assignment = manifest.load()
+        visibility = assignment.gradescope.visibility
+        report = grader.grade(Path(args.submission), assignment, grader.Purpose.GRADING, observers=[entry.ResultsFile(out, visibility)])
     except Exception as exc:  # noqa: BLE001 - results.json must be written whatever happens
         report = GradeReport(args.submission, [], [f"The autograder could not grade this submission: {type(exc).__name__}: {exc}"])
-        results_json.write(report, out)
+        results_json.write(report, out, visibility)
         print(terminal.safe(f"error: {exc}"), file=sys.stderr)
         return 0
-    results_json.write(report, out)
     if not args.quiet:
         print(terminal.render(report, title=f"Grading {args.submission}"))
     print(f"wrote {out} (score {report.points:g}/{report.max_points:g})")
