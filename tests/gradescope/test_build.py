@@ -1,6 +1,7 @@
-"""The Gradescope zip: built with otter generate, and `otter run` scores like `grade`."""
+"""The Gradescope zip: built with otter generate; `otter run` (through the zip's otter plugin) gives the results.json `grade` gives."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -8,7 +9,7 @@ import zipfile
 
 import pytest
 
-from autograder.gradescope import build
+from autograder.gradescope import build, otter_bridge
 from autograder.model import manifest, paths
 from autograder.staff import templating
 from tests.helpers import problem_totals, reference_submission, run_grade, zip_folder
@@ -27,9 +28,11 @@ def autograder_zip(tmp_path_factory):
 
 
 def otter_run(autograder_zip, submission_zip, out_dir):
+    """``otter run`` from another folder: otter imports the zip's plugin from this project (on PYTHONPATH)."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(paths.ROOT))
     proc = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip), "-o", str(out_dir), str(submission_zip)],
-                          cwd=out_dir, capture_output=True, text=True, timeout=900)
+                          cwd=out_dir, env=env, capture_output=True, text=True, timeout=900)
     assert (out_dir / "results.json").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads((out_dir / "results.json").read_text())
 
@@ -44,7 +47,10 @@ def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
     assert "bubblewrap" in zipfile.ZipFile(autograder_zip).read("setup.sh").decode()
     assert {"setup.sh", "run_autograder", "environment.yml", "requirements.txt", "constraints.txt"} <= set(names)
     assert zipfile.ZipFile(autograder_zip).read("run_autograder").decode() == build.image_files(manifest.load())["run_autograder"]
-    assert "prepare_run" in zipfile.ZipFile(autograder_zip).read("run_otter.py").decode()
+    # Gradescope starts the zip's entry point; otter run reaches it through the plugin its otter_config.json lists.
+    assert otter_bridge.ENTRY_SCRIPT in zipfile.ZipFile(autograder_zip).read("run_autograder").decode()
+    assert json.loads(zipfile.ZipFile(autograder_zip).read("otter_config.json"))["plugins"] == [otter_bridge.OTTER_PLUGIN]
+    assert "files/_autograder_harness/autograder/gradescope/entry.py" in names
 
 
 def test_zip_carries_recorded_values_and_no_solution_source(autograder_zip, assignment):
@@ -80,6 +86,7 @@ def test_otter_run_scores_equal_grade(autograder_zip, tmp_path, which):
     _, ours = run_grade(submission_zip, tmp_path / "ours" / "results.json")
     assert problem_totals(otter_results) == problem_totals(ours)
     assert otter_results["score"] == ours["score"]
+    assert otter_results["tests"] == ours["tests"]  # entry for entry: names, scores, messages, visibility
     expected = {"reference": manifest.load().total_points, "stub": 0}.get(which)
     if expected is not None:
         assert ours["score"] == expected

@@ -60,7 +60,7 @@ def _wrapped(func):
     return wrong
 
 
-for _name in {names!r}:
+for _name in NAMES:
     globals()[_name] = _wrapped(globals()[_name])
 '''
 HANGS = "\n\ndef argmax_attention(Q, K, V):\n    while True:\n        pass\n"
@@ -76,7 +76,7 @@ def wrong_everywhere(folder: Path) -> Path:
     """Every function wrong; qkv_arithmetic.argmax_attention hangs and receptive_field.receptive_field crashes the process."""
     sources = {}
     for module in manifest.load().modules:
-        source = solutions.reference_path(module).read_text(encoding="utf-8") + WRONG_EVERYWHERE.format(names=public_functions(module))
+        source = solutions.reference_path(module).read_text(encoding="utf-8") + f"\nNAMES = {public_functions(module)!r}\n" + WRONG_EVERYWHERE
         sources[module] = source + {"qkv_arithmetic": HANGS, "receptive_field": CRASHES}.get(module, "")
     return reference_submission(folder, replace=sources)
 
@@ -148,7 +148,6 @@ def test_entries_say_what_the_bad_submission_did(graded):
     outputs = {e["name"]: e["output"] for e in zipped["tests"]}
     assert any("did not finish within the time limit" in o for n, o in outputs.items() if n.startswith("qkv_arithmetic"))
     assert any("exit status 3" in o or "exited" in o for n, o in outputs.items() if n.startswith("receptive_field")), outputs
-    assert zipped["score"] == 0
 
 
 def test_visibility_follows_the_assignment(graded):
@@ -166,9 +165,14 @@ def test_visibility_follows_the_assignment(graded):
 # ---- No hidden entry reveals a hidden expected value or a line of a hidden test ----
 
 def _numbers(text: str) -> set[str]:
-    """Number tokens with enough digits to identify a recorded value (small round numbers are everyone's)."""
-    return {t.lstrip("+") for t in re.findall(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text)
-            if len(re.sub(r"\D", "", t.split("e")[0]).lstrip("0")) >= 5}
+    """Number tokens that identify a recorded value: decimals with 5 significant digits or more, integers of 8 digits or more
+    (sizes, shapes and counts in messages are smaller)."""
+    found = set()
+    for token in re.findall(r"[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text):
+        digits = len(re.sub(r"\D", "", token.split("e")[0]).lstrip("0"))
+        if digits >= 5 and ("." in token or "e" in token) or digits >= 8:
+            found.add(token.lstrip("+"))
+    return found
 
 
 def _tokens(value) -> set[str]:

@@ -107,16 +107,3 @@ def test_the_judged_value_is_the_one_that_came_back_even_if_the_test_changed_it(
     session = ArraySession(judged)
     (result,) = runner.run_tests([_spec("mutates", mutates)], {"m": StudentModule(session, "m", 1.0)}, "m", fresh=lambda: None)
     assert result.passed, result.message
-
-
-def test_tests_run_by_someone_else_get_a_fresh_process_per_test_function() -> None:
-    """On otter's path (no tape), the calling test function tells where a test starts."""
-    events: list = []
-    session = FakeSession(events)
-    m = StudentModule(session, "m", 1.0)
-    namespace = {"OK_FORMAT": False, "m": m}
-    exec("def test_a():\n    m.f(1)\n    m.f(2)\n\ndef test_b():\n    m.f(3)\n", namespace)  # noqa: S102 - as otter runs a test file
-    namespace["test_a"]()
-    namespace["test_b"]()
-    namespace["test_a"]()
-    assert [e[0] for e in events] == ["call", "call", "fresh", "call", "fresh", "call", "call"]

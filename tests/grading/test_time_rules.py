@@ -6,6 +6,7 @@ import time
 import pytest
 
 from autograder.grading import grader, time_rules
+from autograder.grading.observers import Observer
 from autograder.model import paths
 from autograder.sandbox.errors import StudentCallError
 from autograder.sandbox.exchange import Exchange
@@ -94,7 +95,12 @@ def test_a_stopped_call_counts_its_limit_not_the_time_the_grader_took_to_stop_it
 
 def test_the_kinds_of_stopped_and_refused_calls_are_reported():
     told = []
-    session, guard = FakeSession(["timeout", "raised"]), time_rules.CallGuard(on_refused=told.append)
+
+    class Told(Observer):
+        def call_refused(self, kind: str) -> None:
+            told.append(kind)
+
+    session, guard = FakeSession(["timeout", "raised"]), time_rules.CallGuard(observer=Told())
     for func in ("f", "f", "g"):
         with pytest.raises(StudentCallError):
             run(guard, session, func)
@@ -122,7 +128,7 @@ def test_a_hanging_function_costs_one_limit_and_the_rest_of_the_problem_still_ru
     quick = dataclasses.replace(problem, limits=dataclasses.replace(problem.limits, call_seconds=1.5))
     source = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + "\n\ndef softmax_attention(*a, **k):\n    while True:\n        pass\n"
     sub = reference_submission(tmp_path / "sub", replace={"qkv_arithmetic": source})
-    (result,) = grader.grade(sub, dataclasses.replace(assignment, problems=(quick,))).problems
+    (result,) = grader.grade(sub, dataclasses.replace(assignment, problems=(quick,)), grader.Purpose.GRADING).problems
     messages = [t.message for t in result.tests if not t.passed]
     stopped = [m for m in messages if "did not finish within the time limit of 1.5 s" in m]
     skipped = [m for m in messages if "softmax_attention is not called again" in m]
