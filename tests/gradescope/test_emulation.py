@@ -9,6 +9,7 @@ and one stub, before a witness problem that must keep full marks, with namespace
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -104,3 +105,27 @@ def test_without_a_cgroup_what_is_left_in_the_entry_points_session_is_killed():
         except ProcessLookupError:
             pass
         entry.wait()
+
+
+HOSTILE = {"oracle": paths.ROOT / "tests" / "hostile" / "round2" / "oracle.py",
+           "forge_files": paths.ROOT / "tests" / "hostile" / "modules" / "forge_files.py"}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_hostile_cases_hold_through_the_zip_entry_point(real_zip, tmp_path, case):
+    """Round 2's timing oracle and a forger of results.json, appended to qkv_arithmetic, graded by the zip's own entry point
+    as root without namespaces (Gradescope's usual container; bench/bench_hostile_emulated.py runs the whole corpus so)."""
+    host = "qkv_arithmetic"
+    source = (paths.REFERENCE / f"{host}.py").read_text() + "\n\n" + HOSTILE[case].read_text()
+    sub = probes.submission(tmp_path / "sub", {})
+    (sub / f"{host}.py").write_text(source)
+    run = emulation.emulate(real_zip, sub, namespaces=False)
+    results = valid(run)
+    modules = manifest.load().modules
+    scores = totals(results, modules)
+    assert all(scores[m][0] == scores[m][1] for m in modules if m != host), scores
+    assert "__MARKER__" not in json.dumps(results) and results["score"] <= manifest.load().total_points
+    argmax = [t for t in results["tests"] if t["name"].startswith(host) and "argmax" in t["name"] and t["max_score"]]
+    if case == "oracle":  # each test runs in a fresh process and is judged after every call: its first call in each gets None
+        assert argmax and any("got None" in t["output"] for t in argmax), argmax
+        assert sum(t["score"] for t in argmax) < sum(t["max_score"] for t in argmax), argmax

@@ -82,14 +82,14 @@ def test_constraints_pin_every_package_at_the_version_the_tests_ran_with(files):
     assert not [name for name in pins if name.startswith(("nvidia-", "triton"))]
 
 
-def test_run_autograder_locks_the_source_then_runs_otter_with_the_image_s_python(files):
+def test_run_autograder_locks_the_source_then_runs_the_zip_s_entry_point_with_the_image_s_python(files):
     lines = [line for line in files["run_autograder"].splitlines() if line and not line.startswith("#")]
     assert lines == [
         "set -euo pipefail",
         f'ENV_DIR="${{{image.ENV_OVERRIDE}:-{image.ENV_DIR}}}"',
         'export PATH="$ENV_DIR/bin:$PATH"',
         "chmod 700 /autograder/source  # the harness, the reference and the hidden tests: root only",
-        'exec "$ENV_DIR/bin/python" /autograder/source/run_otter.py',
+        'exec "$ENV_DIR/bin/python" -I /autograder/source/run_grading.py  # the one grading run (autograder/gradescope/entry.py)',
     ]
 
 

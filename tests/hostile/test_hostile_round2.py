@@ -16,6 +16,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.model import paths
 from autograder.sandbox import policy, runtime
 from autograder.sandbox.worker import cleanup
 from tests.hostile import test_hostile as th
@@ -258,26 +260,27 @@ def test_staff_terminal_shows_escapes_not_control_sequences(batches, tmp_path) -
     assert not any(c in out for c in "\x1b\x07\u202e")
 
 
-def test_otters_copy_of_the_harness_is_private_before_student_code_runs(monkeypatch, tmp_path) -> None:
-    """Finding 13: otter copies the zip's files (the harness, tests) into the folder it grades; ``expose`` makes that
-    folder private with the grader's own, so root without Landlock or bubblewrap does not expose it."""
-    from autograder.gradescope import otter_bridge
-    from autograder.grading import submission
+def test_the_graded_folder_is_private_before_student_code_runs(monkeypatch, tmp_path) -> None:
+    """Finding 13: otter copies the zip's files (the harness, tests) into the folder it grades; the zip's entry point makes
+    that folder private with the grader's own (the zip, the results), so root without Landlock or bubblewrap does not expose it."""
+    from autograder.gradescope import entry
+    from autograder.grading import grader, time_rules
 
     seen = {}
 
     class Recorder:
-        def __init__(self, memory_mb, private=()):
+        def __init__(self, memory_mb, self_check=False, private=()):
             seen["private"] = private
             raise RuntimeError("stop here")
 
-    graded = tmp_path / "submission"
-    graded.mkdir()
-    monkeypatch.setattr(otter_bridge, "WorkerSession", Recorder)
-    monkeypatch.setattr(submission, "locate", lambda *a, **k: submission.Located())
-    with pytest.raises(RuntimeError, match="stop here"):
-        otter_bridge.expose(str(graded))
-    assert graded in seen["private"]
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    shutil.copy(paths.REFERENCE / "qkv_arithmetic.py", root / "submission")
+    monkeypatch.delenv(time_rules.DEADLINE_ENV, raising=False)  # the entry point fixes one; put back as it was
+    monkeypatch.setattr(grader, "WorkerSession", Recorder)
+    assert entry.main(root) == 0  # results.json says the grader failed, whatever happens
+    assert {root / "submission", root / "source", root / "results"} <= set(seen["private"])
+    assert "could not grade" in (root / "results" / "results.json").read_text()
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a uid of its own needs a root grader")
