@@ -138,8 +138,9 @@ def zip_rows(assignment: Assignment, workdir: Path) -> list[Row]:
             zf.write(solutions.reference_path(module), f"{module}.py")
     out = workdir / "otter-run"
     out.mkdir()
+    # From the project's folder: otter imports the zip's plugin (autograder.gradescope.otter_plugin) from there.
     proc = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(zip_path), "-o", str(out), str(ref_zip)],
-                          capture_output=True, text=True, timeout=1800)
+                          cwd=paths.ROOT, capture_output=True, text=True, timeout=1800)
     results = out / "results.json"
     score = json.loads(results.read_text())["score"] if results.is_file() else None
     shown = "no results.json" if score is None else f"{score:g}/{assignment.total_points:g}"
