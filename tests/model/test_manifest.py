@@ -70,3 +70,18 @@ def test_gradescope_settings_default_to_gradescope_s_and_are_checked(tmp_path):
     (tmp_path / "assignment.yaml").write_text(base + "gradescope: {cpus: many}\n")
     with pytest.raises(manifest.ManifestError, match="'gradescope.cpus' should be the CPU allocation"):
         manifest.load(tmp_path / "assignment.yaml")
+
+
+def test_visibility_defaults_to_public_at_once_and_hidden_after_publication_and_is_checked(tmp_path):
+    _problem_folder(tmp_path, GOOD)
+    base = "name: a\ntitle: t\npython: '3.11'\ntotal_points: 15\nproblems: [qkv_arithmetic]\n"
+    (tmp_path / "assignment.yaml").write_text(base)
+    assert manifest.load(tmp_path / "assignment.yaml").gradescope.visibility == manifest.Visibility("visible", "after_published", "after_published")
+    (tmp_path / "assignment.yaml").write_text(base + "gradescope: {visibility: {hidden: after_due_date}}\n")
+    assert manifest.load(tmp_path / "assignment.yaml").gradescope.visibility.hidden == "after_due_date"
+    (tmp_path / "assignment.yaml").write_text(base + "gradescope: {visibility: {hidden: later}}\n")
+    with pytest.raises(manifest.ManifestError, match="'gradescope.visibility.hidden' should be one of visible, hidden"):
+        manifest.load(tmp_path / "assignment.yaml")
+    (tmp_path / "assignment.yaml").write_text(base + "gradescope: {visibility: {secret: hidden}}\n")
+    with pytest.raises(manifest.ManifestError, match="'gradescope.visibility.secret' is not a setting"):
+        manifest.load(tmp_path / "assignment.yaml")

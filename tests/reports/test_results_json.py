@@ -1,0 +1,31 @@
+"""results.json: one entry per test, each shown when the assignment's visibility says."""
+
+import dataclasses
+
+from autograder.model.manifest import DEFAULT_VISIBILITY, Visibility
+from autograder.reports import results_json
+from tests.helpers import make_report
+
+
+def report_with_hidden_test_and_output():
+    report = make_report("s", {"qkv_arithmetic": [("public_one", 1, True), ("hidden_one", 2, False)]})
+    problem = report.problems[0]
+    problem.tests[1] = dataclasses.replace(problem.tests[1], hidden=True)
+    problem.output = "printed\n"
+    return report
+
+
+def test_default_visibility_shows_public_tests_at_once_and_the_rest_after_publication():
+    tests = results_json.to_results(report_with_hidden_test_and_output())["tests"]
+    assert [(t["name"], t["visibility"]) for t in tests] == [
+        ("qkv_arithmetic: public_one", "visible"), ("qkv_arithmetic: hidden_one", "after_published"),
+        ("qkv_arithmetic: output printed by your code", "after_published")]
+    assert results_json.to_results(report_with_hidden_test_and_output(), DEFAULT_VISIBILITY)["tests"] == tests
+
+
+def test_visibility_comes_from_the_assignment(tmp_path):
+    visibility = Visibility(public="after_due_date", hidden="hidden", output="visible")
+    results_json.write(report_with_hidden_test_and_output(), tmp_path / "results.json", visibility)
+    tests = results_json.to_results(report_with_hidden_test_and_output(), visibility)["tests"]
+    assert [t["visibility"] for t in tests] == ["after_due_date", "hidden", "visible"]
+    assert '"after_due_date"' in (tmp_path / "results.json").read_text()
