@@ -84,7 +84,7 @@ def grade_one(path: Path, assignment: Assignment, session=None, tests=None) -> G
     """Grade one submission; a failure of the grader itself becomes a record with a status, never an exception."""
     start = time.perf_counter()
     try:
-        return grader.grade(path, assignment, grader.Purpose.GRADING, session=session, tests=tests)
+        return grader.grade(path, assignment, purpose=grader.Purpose.GRADING, session=session, tests=tests)
     except Exception as exc:  # noqa: BLE001 - one bad submission must not stop the batch
         return GradeReport(str(path), [], [f"grader error: {type(exc).__name__}: {exc}"], time.perf_counter() - start)
 
