@@ -1,4 +1,7 @@
-"""Run otter-format test files against a dict of names (the student's module proxies)."""
+"""Run otter-format test files against a dict of names (the student's module proxies): the grading run's two passes.
+
+What a test may reveal is decided here, for every door: ``testkit.checks.REVEAL`` is on for public tests and off for
+hidden ones while each runs, so a hidden test's messages never carry an expected value."""
 
 from __future__ import annotations
 
@@ -72,7 +75,7 @@ def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: C
         if fresh is not None:
             fresh()
         tape = Tape(fresh)
-        token = DEFERRED.set(True)
+        token, reveal = DEFERRED.set(True), REVEAL.set(not spec.hidden)  # nothing is judged here; nothing hidden is shown either
         try:
             with on_tape(tape):
                 _call_test(spec, env)
@@ -81,6 +84,7 @@ def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: C
         except Exception:  # noqa: BLE001 - judged in the second pass, where the failure is reported
             pass
         finally:
+            REVEAL.reset(reveal)
             DEFERRED.reset(token)
         tape.recording = False
         tapes.append(tape)

@@ -76,3 +76,17 @@ def test_a_passing_test_records_nothing_even_after_a_hint_was_offered():
     assert result.passed and result.mistakes == {}
     reference = Answers(solutions.reference("qkv_arithmetic").attention_scores)
     assert runner.run_test(spec(lambda: Call(reference, Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic").mistakes == {}
+
+
+@pytest.mark.parametrize("hidden", [False, True])
+def test_the_run_decides_what_a_failing_test_reveals(hidden):
+    """Public tests show the expected value; hidden ones never do, whatever the door (both passes of run_tests)."""
+    from autograder.testkit import checks
+
+    def test_value():
+        checks.expect_equal(7, 123456789)
+
+    spec = runner.TestSpec(Path("hidden.py" if hidden else "public.py"), "value", 1.0, hidden, test_value)
+    (result,) = runner.run_tests([spec], {}, "m")
+    assert not result.passed and "got 7" in result.message
+    assert ("123456789" in result.message) is not hidden, result.message
