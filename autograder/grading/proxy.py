@@ -3,7 +3,7 @@
 A test is run twice (see ``runner.run_tests``): first on a ``Tape`` that records what each student call
 gave while every check is deferred, then, once the student's calls for every test are over, again to be
 judged, with the calls answered from the tape. A call the first pass never reached runs live then, in a
-fresh process.
+fresh process. What the tapes of one problem keep is bounded (``TapeBudget``), whatever the submission returns.
 """
 
 from __future__ import annotations
@@ -19,25 +19,69 @@ from typing import Any
 
 import numpy as np
 
-from ..sandbox import codec
+from ..sandbox import codec, errors
 from ..sandbox.session import StudentCallError, WorkerSession
 from ..sandbox.worker import wire
 from .time_rules import CallGuard
+
+TAPE_MB = 256  # what one problem's replies may hold until they are judged (an honest submission's: a few MB)
+LEAF_BYTES = 64  # what the grader counts for each number, string or marker of a reply besides its arrays' bytes
+
+
+class TapeBudget:
+    """The bytes the tapes of one problem may keep: a reply that would pass ``TAPE_MB`` is not kept, and its call fails
+    (so a submission whose calls return hundreds of MB each cannot make the grader hold them all until judging: with the
+    reply in flight and the copy a test works on, a grader holds at most about 3 x ``TAPE_MB`` beyond its own needs)."""
+
+    def __init__(self, limit: int = TAPE_MB << 20) -> None:
+        self.limit, self.used = limit, 0
+
+    def admit(self, value: Any, shown: str) -> None:
+        """Count ``value`` in, or raise ``StudentCallError`` when it does not fit."""
+        size = value_bytes(value)
+        if self.used + size > self.limit:
+            raise StudentCallError(f"{shown} returned {_mb(size)} MB; with what this problem's earlier calls returned, that is more "
+                                   f"than the {self.limit >> 20} MB the grader keeps to judge them, so it was not kept.", errors.RESOURCE)
+        self.used += size
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):.1f}"
+
+
+def value_bytes(value: Any) -> int:
+    """About what a decoded reply holds in the grader: its arrays' bytes plus ``LEAF_BYTES`` per other leaf and container."""
+    total, todo = 0, [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, np.ndarray):
+            total += item.nbytes
+        elif isinstance(item, dict):
+            total += LEAF_BYTES
+            todo += [*item.keys(), *item.values()]
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            total += LEAF_BYTES
+            todo += list(item)
+        else:
+            total += LEAF_BYTES + (len(item) if isinstance(item, (str, bytes)) else 0)
+    return total
 
 
 class Tape:
     """What one test's student calls gave, in order, keyed by function and inputs."""
 
-    def __init__(self, fresh: Callable[[], None] | None = None) -> None:
+    def __init__(self, fresh: Callable[[], None] | None = None, budget: TapeBudget | None = None) -> None:
         self.entries: list[tuple[str, Any]] = []
         self.recording = True
         self.position = 0
         self.diverged = False
         self.fresh = fresh  # starts a fresh process for the module before the first live call of the judging pass
+        self.budget = budget or TapeBudget()  # shared by the tapes of one problem
 
-    def record(self, key: str, live: Callable[[], Any]) -> Any:
+    def record(self, key: str, live: Callable[[], Any], shown: str = "the call") -> Any:
         try:
             value = live()
+            self.budget.admit(value, shown)
         except StudentCallError as exc:
             self.entries.append((key, exc))
             raise
@@ -104,7 +148,7 @@ class StudentFunction:
             self._fresh_for_each_test()
             return live()
         key = call_key(self.worker_name, self.func, args, kwargs)
-        return tape.record(key, live) if tape.recording else tape.replay(key, live)
+        return tape.record(key, live, shown) if tape.recording else tape.replay(key, live)
 
     def _fresh_for_each_test(self) -> None:
         """Where tests are run by someone else (otter's kernel on Gradescope), start a fresh process for the module

@@ -90,6 +90,8 @@ class CallGuard:
         self.budgets: dict[str, float] = {}
         self.spent: dict[str, float] = {}
         self._restart_credit: dict[str, float] = {}
+        self._ledger: list[Exchange] | None = None  # the session's exchanges, charged up to ``_charged``
+        self._charged = 0
         self.current_test: dict[str, object] = {}  # per module, the test function whose calls run now (see proxy)
 
     def set_budget(self, worker_name: str, seconds: float) -> None:
@@ -100,12 +102,12 @@ class CallGuard:
              seconds: float, shown: str) -> Any:
         """``session.call`` if the rules allow it; a call that is stopped keeps its function from being called again."""
         try:
+            self._charge_new(session)  # a reset between tests that cost the module time (or the worker) counts first
             self.admit(worker_name, func, shown, module, seconds)
-            seen = len(session.exchanges)
             try:
                 return session.call(worker_name, func, args, kwargs, seconds, shown)
             finally:
-                self._charge(session.exchanges[seen:])
+                self._charge_new(session)
         except StudentCallError as exc:
             if exc.kind == errors.TIMEOUT:
                 self.stopped[(worker_name, func)] = seconds
@@ -126,6 +128,13 @@ class CallGuard:
         if budget is not None and self.spent.get(worker_name, 0.0) >= budget:
             raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
                                    f"(a call that is stopped counts as the full {seconds:g} s).", errors.BUDGET)
+
+    def _charge_new(self, session: Session) -> None:
+        """Charge the session's exchanges not charged yet; those before this guard's first call are not its modules'."""
+        if session.exchanges is not self._ledger:
+            self._ledger, self._charged = session.exchanges, len(session.exchanges)
+        self._charge(self._ledger[self._charged:])
+        self._charged = len(self._ledger)
 
     def _charge(self, exchanges: list[Exchange]) -> None:
         """Add what each exchange took to its module's budget: a stopped one counts as its full limit, no more (the time
