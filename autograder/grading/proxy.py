@@ -36,9 +36,8 @@ class TapeBudget:
     def __init__(self, limit: int = TAPE_MB << 20) -> None:
         self.limit, self.used = limit, 0
 
-    def admit(self, value: Any, shown: str) -> None:
-        """Count ``value`` in, or raise ``StudentCallError`` when it does not fit."""
-        size = value_bytes(value)
+    def admit(self, size: int, shown: str) -> None:
+        """Count ``size`` bytes in, or raise ``StudentCallError`` when they do not fit."""
         if self.used + size > self.limit:
             raise StudentCallError(f"{shown} returned {_mb(size)} MB; with what this problem's earlier calls returned, that is more "
                                    f"than the {self.limit >> 20} MB the grader keeps to judge them, so it was not kept.", errors.RESOURCE)
@@ -81,9 +80,15 @@ class Tape:
     def record(self, key: str, live: Callable[[], Any], shown: str = "the call") -> Any:
         try:
             value = live()
-            self.budget.admit(value, shown)
         except StudentCallError as exc:
-            self.entries.append((key, exc))
+            self.entries.append((key, _without_traceback(exc)))  # its frames would keep what the call held alive
+            raise
+        size = value_bytes(value)
+        try:
+            self.budget.admit(size, shown)
+        except StudentCallError as exc:
+            del value  # not kept: neither here nor by the frames of the error the test receives
+            self.entries.append((key, _without_traceback(exc)))
             raise
         self.entries.append((key, value))
         return copy.deepcopy(value)  # the test may change what it gets; the judging pass gets the value as it came
@@ -99,6 +104,10 @@ class Tape:
             self.fresh()
         self.diverged = True
         return live()
+
+
+def _without_traceback(exc: StudentCallError) -> StudentCallError:
+    return StudentCallError(str(exc), exc.kind, exc.raised)
 
 
 _TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("student_call_tape", default=None)
