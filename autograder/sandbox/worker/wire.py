@@ -132,7 +132,7 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
     try:
         return enc(value, 0), blobs
     finally:
-        del enc, enc_array  # the nested functions refer to each other: without this, their cycle keeps the arrays until a collection
+        enc = enc_array = None  # noqa: F841 - the nested functions refer to each other: without this, their cycle keeps the arrays until a collection
 
 
 def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
@@ -176,7 +176,7 @@ def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
     try:
         return dec(tree, 0)
     finally:
-        del dec  # it refers to itself: without this, the cycle keeps the received arrays alive until a collection
+        dec = None  # noqa: F841 - it refers to itself: without this, the cycle keeps the received arrays alive until a collection
 
 
 def write_message(fd: int, header: dict, blobs: list[np.ndarray], write_all=None) -> None:
