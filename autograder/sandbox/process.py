@@ -170,10 +170,9 @@ class WorkerProcess:
         inherit), a scratch folder that is not as it was. None when the next test starts as the first did."""
         if self.leftovers():
             return "processes of the last test are still running"
-        stopped = self.first_process_stopped()
-        if stopped:
-            return stopped
-        now = procfs.standing(self.host_pid)
+        now = procfs.standing(self.host_pid) if self.host_pid is not None else None
+        if now is not None and now.state in ("T", "t"):
+            return "the worker's first process was stopped"
         if self.standing is None or now is None or dataclasses.replace(now, state="") != dataclasses.replace(self.standing, state=""):
             return "the worker's first process changed its scheduling or limits"
         if self.setup.scratch_view(self.host_pid) != self.scratch_view:

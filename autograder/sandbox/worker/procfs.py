@@ -139,9 +139,14 @@ def io_priority(pid: int) -> int | None:
     if number is None:
         return None
     try:
-        import ctypes
+        if not _LIBC:
+            import ctypes
 
-        value = ctypes.CDLL(None, use_errno=True).syscall(number, 1, pid)
+            _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        value = _LIBC[0].syscall(number, 1, pid)
     except (OSError, AttributeError):
         return None
     return None if value < 0 else value
+
+
+_LIBC: list = []  # the C library, loaded at the first ``io_priority``
