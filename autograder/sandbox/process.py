@@ -129,10 +129,10 @@ class WorkerProcess:
             os.kill(pid, signal.SIGUSR1)
             deadline = time.monotonic() + INTERRUPT_SECONDS
             while True:  # skip what the stopped call may still have sent
-                header, _ = self.receive(deadline)
+                header, _ = self.receive(deadline, watch=self.first_process_stopped)
                 if header.get("interrupted"):
                     return True
-        except (TimeoutError, EOFError, OSError, wire.WireError):
+        except (TimeoutError, EOFError, OSError, wire.WireError, Overuse):
             return False
 
     def _host_pid(self) -> int | None:
