@@ -120,7 +120,7 @@ def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES,
     if not stat.S_ISDIR(info.st_mode):
         return found
     try:
-        first = os.open(path, _OPEN_DIR)
+        first = _open_listable(path)
     except OSError:
         return found
     stack, device = [(first, 1)], info.st_dev
@@ -142,7 +142,7 @@ def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES,
                             found.too_deep = True
                             continue
                         try:
-                            stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), depth + 1))
+                            stack.append((_open_listable(name, fd), depth + 1))
                         except OSError:
                             continue
             finally:
@@ -193,6 +193,16 @@ def view(path: str, max_entries: int = VIEW_ENTRIES, max_depth: int = MAX_DEPTH)
         for fd, _rel, _depth in stack:
             os.close(fd)
     return tuple(sorted(rows))
+
+
+def _open_listable(name: str, dir_fd: int | None = None) -> int:
+    """Open a folder to list it; one its owner made unlistable (chmod 0300) is given back its owner's rights first, so a
+    grader of the same user is not blind to what student code writes behind it (root lists it anyway)."""
+    try:
+        return os.open(name, _OPEN_DIR, dir_fd=dir_fd)
+    except PermissionError:
+        os.chmod(name, 0o700, dir_fd=dir_fd)
+        return os.open(name, _OPEN_DIR, dir_fd=dir_fd)
 
 
 def entries_owned_by(uid: int, folders: tuple[str, ...] = SHARED_TEMP) -> list[str]:
