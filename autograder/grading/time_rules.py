@@ -3,7 +3,8 @@
 - Per call: its problem's ``limits.call_seconds`` of wall clock; then the call is stopped.
 - Per function: a function whose call was stopped is not called again (a hang costs one limit, not one per test).
 - Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit, a call
-  that is stopped or that crashes the worker counting as the full limit (so the budget also bounds
+  that is stopped or that crashes the worker counting as the full limit, as does a reset between tests that has to
+  replace the worker (what a reset takes beyond a second is charged too) (so the budget also bounds
   the worker restarts a module causes; what that call left of its limit pays for the module's re-import
   after the restart); then the module's remaining calls are not run.
 - Per submission: a deadline well ahead of Gradescope's overall timeout (set when grading starts on
