@@ -3,7 +3,7 @@
 A test is run twice (see ``runner.run_tests``): first on a ``Tape`` that records what each student call
 gave while every check is deferred, then, once the student's calls for every test are over, again to be
 judged, with the calls answered from the tape. A call the first pass never reached runs live then, in a
-fresh process.
+fresh process. What the tapes of one problem keep is bounded (``TapeBudget``), whatever the submission returns.
 """
 
 from __future__ import annotations
@@ -18,27 +18,76 @@ from typing import Any
 
 import numpy as np
 
-from ..sandbox import codec
+from ..sandbox import codec, errors
 from ..sandbox.session import StudentCallError, WorkerSession
 from ..sandbox.worker import wire
 from .time_rules import CallGuard
+
+TAPE_MB = 256  # what one problem's replies may hold until they are judged (an honest submission's: a few MB)
+LEAF_BYTES = 64  # what the grader counts for each number, string or marker of a reply besides its arrays' bytes
+
+
+class TapeBudget:
+    """The bytes the tapes of one problem may keep: a reply that would pass ``TAPE_MB`` is not kept, and its call fails
+    (so a submission whose calls return hundreds of MB each cannot make the grader hold them all until judging: with the
+    reply in flight and the copy a test works on, a grader holds at most about 3 x ``TAPE_MB`` beyond its own needs)."""
+
+    def __init__(self, limit: int = TAPE_MB << 20) -> None:
+        self.limit, self.used = limit, 0
+
+    def admit(self, size: int, shown: str) -> None:
+        """Count ``size`` bytes in, or raise ``StudentCallError`` when they do not fit."""
+        if self.used + size > self.limit:
+            raise StudentCallError(f"{shown} returned {_mb(size)} MB; with what this problem's earlier calls returned, that is more "
+                                   f"than the {self.limit >> 20} MB the grader keeps to judge them, so it was not kept.", errors.RESOURCE)
+        self.used += size
+
+
+def _mb(size: int) -> str:
+    return f"{size / (1 << 20):.1f}"
+
+
+def value_bytes(value: Any) -> int:
+    """About what a decoded reply holds in the grader: its arrays' bytes plus ``LEAF_BYTES`` per other leaf and container."""
+    total, todo = 0, [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, np.ndarray):
+            total += item.nbytes
+        elif isinstance(item, dict):
+            total += LEAF_BYTES
+            todo += [*item.keys(), *item.values()]
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            total += LEAF_BYTES
+            todo += list(item)
+        else:
+            total += LEAF_BYTES + (len(item) if isinstance(item, (str, bytes)) else 0)
+    return total
 
 
 class Tape:
     """What one test's student calls gave, in order, keyed by function and inputs."""
 
-    def __init__(self, fresh: Callable[[], None] | None = None) -> None:
+    def __init__(self, fresh: Callable[[], None] | None = None, budget: TapeBudget | None = None) -> None:
         self.entries: list[tuple[str, Any]] = []
         self.recording = True
         self.position = 0
         self.diverged = False
         self.fresh = fresh  # starts a fresh process for the module before the first live call of the judging pass
+        self.budget = budget or TapeBudget()  # shared by the tapes of one problem
 
-    def record(self, key: str, live: Callable[[], Any]) -> Any:
+    def record(self, key: str, live: Callable[[], Any], shown: str = "the call") -> Any:
         try:
             value = live()
         except StudentCallError as exc:
-            self.entries.append((key, exc))
+            self.entries.append((key, _without_traceback(exc)))  # its frames would keep what the call held alive
+            raise
+        size = value_bytes(value)
+        try:
+            self.budget.admit(size, shown)
+        except StudentCallError as exc:
+            del value  # not kept: neither here nor by the frames of the error the test receives
+            self.entries.append((key, _without_traceback(exc)))
             raise
         self.entries.append((key, value))
         return copy.deepcopy(value)  # the test may change what it gets; the judging pass gets the value as it came
@@ -54,6 +103,10 @@ class Tape:
             self.fresh()
         self.diverged = True
         return live()
+
+
+def _without_traceback(exc: StudentCallError) -> StudentCallError:
+    return StudentCallError(str(exc), exc.kind, exc.raised)
 
 
 _TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("student_call_tape", default=None)
@@ -102,7 +155,7 @@ class StudentFunction:
         if tape is None:  # outside a test run (a staff tool calling the student directly): nothing to record
             return live()
         key = call_key(self.worker_name, self.func, args, kwargs)
-        return tape.record(key, live) if tape.recording else tape.replay(key, live)
+        return tape.record(key, live, shown) if tape.recording else tape.replay(key, live)
 
     def __repr__(self) -> str:
         return f"<student function {self.module}.{self.func}>"

@@ -18,7 +18,7 @@ from ..model.scores import TestResult
 from ..sandbox.session import SandboxFault
 from ..testkit.calls import collecting_mistakes, mistakes_shown
 from ..testkit.checks import DEFERRED, REVEAL
-from .proxy import Tape, on_tape
+from .proxy import Tape, TapeBudget, on_tape
 
 
 @dataclass(frozen=True)
@@ -70,11 +70,11 @@ def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: C
     recorded: hints and comparisons that cost time come only after all the student's calls. A call the first pass
     did not reach (its test stopped early) runs live then, in a fresh process.
     """
-    tapes = []
+    tapes, budget = [], TapeBudget()
     for spec in specs:
         if fresh is not None:
             fresh()
-        tape = Tape(fresh)
+        tape = Tape(fresh, budget)
         token, reveal = DEFERRED.set(True), REVEAL.set(not spec.hidden)  # nothing is judged here; nothing hidden is shown either
         try:
             with on_tape(tape):

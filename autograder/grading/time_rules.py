@@ -3,7 +3,8 @@
 - Per call: its problem's ``limits.call_seconds`` of wall clock; then the call is stopped.
 - Per function: a function whose call was stopped is not called again (a hang costs one limit, not one per test).
 - Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit, a call
-  that is stopped or that crashes the worker counting as the full limit (so the budget also bounds
+  that is stopped or that crashes the worker counting as the full limit, as does a reset between tests that has to
+  replace the worker (what a reset takes beyond a second is charged too) (so the budget also bounds
   the worker restarts a module causes; what that call left of its limit pays for the module's re-import
   after the restart); then the module's remaining calls are not run.
 - Per submission: a deadline well ahead of Gradescope's overall timeout (set when grading starts on
@@ -90,6 +91,8 @@ class CallGuard:
         self.budgets: dict[str, float] = {}
         self.spent: dict[str, float] = {}
         self._restart_credit: dict[str, float] = {}
+        self._ledger: list[Exchange] | None = None  # the session's exchanges, charged up to ``_charged``
+        self._charged = 0
 
     def set_budget(self, worker_name: str, seconds: float) -> None:
         """Cap the total time of all calls into ``worker_name``'s module."""
@@ -99,12 +102,12 @@ class CallGuard:
              seconds: float, shown: str) -> Any:
         """``session.call`` if the rules allow it; a call that is stopped keeps its function from being called again."""
         try:
+            self._charge_new(session)  # a reset between tests that cost the module time (or the worker) counts first
             self.admit(worker_name, func, shown, module, seconds)
-            seen = len(session.exchanges)
             try:
                 return session.call(worker_name, func, args, kwargs, seconds, shown)
             finally:
-                self._charge(session.exchanges[seen:])
+                self._charge_new(session)
         except StudentCallError as exc:
             if exc.kind == errors.TIMEOUT:
                 self.stopped[(worker_name, func)] = seconds
@@ -125,6 +128,13 @@ class CallGuard:
         if budget is not None and self.spent.get(worker_name, 0.0) >= budget:
             raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
                                    f"(a call that is stopped counts as the full {seconds:g} s).", errors.BUDGET)
+
+    def _charge_new(self, session: Session) -> None:
+        """Charge the session's exchanges not charged yet; those before this guard's first call are not its modules'."""
+        if session.exchanges is not self._ledger:
+            self._ledger, self._charged = session.exchanges, len(session.exchanges)
+        self._charge(self._ledger[self._charged:])
+        self._charged = len(self._ledger)
 
     def _charge(self, exchanges: list[Exchange]) -> None:
         """Add what each exchange took to its module's budget: a stopped one counts as its full limit, no more (the time

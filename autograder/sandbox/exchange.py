@@ -13,7 +13,7 @@ class Exchange:
     garbage, overuse). The time rules (``grading.time_rules``) charge budgets from these; benchmarks read them too."""
 
     module: str
-    op: str  # "import" or "call"
+    op: str  # "import", "call" or "reset" (ending a test's processes and checking what they left)
     func: str  # "" for an import
     seconds: float
     limit: float

@@ -60,7 +60,8 @@ class Protections:
 
     def describe(self) -> str:
         """One line for the grader's log: what is in force and what is not."""
-        parts = ["time and memory limits", "own process group", "OOM killer picks the worker first"]
+        parts = ["time and memory limits", "own process group", "OOM killer picks the worker first",
+                 "each test on streams of its own, the worker not dumpable, its state checked after each test"]
         parts.append({"namespace": "leftover processes killed (PID namespace)", "uid": "leftover processes killed (every process of the sandbox uid)",
                       "descendants": "leftover processes killed (all descendants, adopted as subreaper)"}[self.cleanup])
         if self.drop_user:
@@ -69,9 +70,11 @@ class Protections:
             parts.append("bubblewrap (private filesystem, no network, own PID namespace)")
         if self.landlock:
             extra = ", signals and abstract sockets kept inside" if self.landlock >= 6 else ""
-            parts.append(f"Landlock ABI {self.landlock} (reads: Python, worker code, staged modules; writes: one scratch folder; no TCP{extra})")
+            parts.append(f"Landlock ABI {self.landlock} (reads: Python, worker code, staged modules; writes: one scratch folder; no TCP{extra}; "
+                         "a nested domain per test)")
         if self.seccomp:
-            parts.append("seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring)")
+            parts.append("seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring; a test cannot signal the worker or change "
+                         "another process's scheduling or limits)")
         missing = []
         if not self.bwrap:
             missing.append("bubblewrap")

@@ -7,6 +7,7 @@ sandbox still runs, and kills the whole worker when it must.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import select
@@ -64,6 +65,8 @@ class WorkerProcess:
         self.killed_by_us = False
         self.inside_pid: int | None = None  # the worker's pid as it sees itself (its greeting says)
         self.host_pid: int | None = None  # the same process as the grader sees it
+        self.standing: procfs.Standing | None = None  # the first process's scheduling and limits before any student code
+        self.scratch_view: tuple | None = None  # its scratch folder then
 
     def settle_output(self, timeout: float = 1.0) -> None:
         """Wait (briefly) until everything the worker printed so far is in the output buffer."""
@@ -126,10 +129,10 @@ class WorkerProcess:
             os.kill(pid, signal.SIGUSR1)
             deadline = time.monotonic() + INTERRUPT_SECONDS
             while True:  # skip what the stopped call may still have sent
-                header, _ = self.receive(deadline)
+                header, _ = self.receive(deadline, watch=self.first_process_stopped)
                 if header.get("interrupted"):
                     return True
-        except (TimeoutError, EOFError, OSError, wire.WireError):
+        except (TimeoutError, EOFError, OSError, wire.WireError, Overuse):
             return False
 
     def _host_pid(self) -> int | None:
@@ -138,10 +141,43 @@ class WorkerProcess:
             return self.host_pid if self.proc.poll() is None else None
         if self.inside_pid is None or self.proc.poll() is not None:
             return None
-        for pid in [self.proc.pid, *_descendants(_process_table(), self.proc.pid)]:
+        if self.proc.pid == self.inside_pid:
+            return self.proc.pid  # our own child, not yet reaped: its pid cannot have been reused (and, not dumpable, its
+            # environment cannot be read by the same user)
+        for pid in _descendants(_process_table(), self.proc.pid):
             status = procfs.status(pid)
             if status is not None and status.nspids and status.nspids[-1] == self.inside_pid and _carries_marker(pid, self.marker):
                 return pid
+        return None
+
+    def note_start(self) -> None:
+        """Remember, before any student code runs, what every test's process must find again: the first process's
+        scheduling and limits, and its scratch folder."""
+        if self.host_pid is not None:
+            self.standing = procfs.standing(self.host_pid)
+        self.scratch_view = self.setup.scratch_view(self.host_pid)
+
+    def first_process_stopped(self) -> str | None:
+        """Why the worker cannot answer (its first process was stopped, SIGSTOP by a module say), or None."""
+        found = procfs.standing(self.host_pid) if self.host_pid is not None else None
+        if found is None:
+            return "the worker's first process is gone"
+        return "the worker's first process was stopped" if found.state in ("T", "t") else None
+
+    def unrestored(self) -> str | None:
+        """What of the last test is still there after the worker's reset, found in /proc and on disk without asking the
+        worker: a leftover process, a change to the first process's scheduling or limits (which every later test would
+        inherit), a scratch folder that is not as it was. None when the next test starts as the first did."""
+        if self.leftovers():
+            return "processes of the last test are still running"
+        now = procfs.standing(self.host_pid) if self.host_pid is not None else None
+        if now is not None and now.state in ("T", "t"):
+            return "the worker's first process was stopped"
+        if self.standing is None or now is None or dataclasses.replace(now, state="") != dataclasses.replace(self.standing, state=""):
+            return "the worker's first process changed its scheduling or limits"
+        if self.setup.scratch_view(self.host_pid) != self.scratch_view:
+            return "the scratch folder is not as it was"
+        self.setup.box.restore_modes()  # student code may chmod the box's files it owns (the grader's own user): put back
         return None
 
     def leftovers(self) -> list[int]:
@@ -173,7 +209,8 @@ class WorkerProcess:
             identity.kill_all(self.setup.identity.uid, self.setup.identity.gid)
             cleanup.remove_sysv_ipc(self.setup.identity.uid)
         if not self.setup.protections.bwrap:  # bubblewrap's /tmp went with its namespace
-            cleanup.remove_tree(str(self.setup.box.scratch), keep_folder=True)
+            self.setup.box.reset_scratch()
+        self.setup.box.restore_modes()
         for fd in (self.to_worker, self.from_worker):
             try:
                 os.close(fd)

@@ -29,7 +29,7 @@ from pathlib import Path
 from .worker.cleanup import remove_tree
 
 WORKER_DIR = Path(__file__).resolve().parent / "worker"  # the code copied into each box
-WORKER_FILES = ("main.py", "serving.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py")
+WORKER_FILES = ("main.py", "serving.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py", "isolation.py")
 CACHE = Path(os.environ.get("AUTOGRADER_CACHE", "/var/cache/autograder"))
 SKIPPED_IN_MIRROR = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
 
@@ -216,12 +216,14 @@ class Box:
     submissions: Path
     scratch: Path
     gid: int | None = None
+    uid: int | None = None
+    modes: dict[Path, int] = field(default_factory=dict)  # what each of its folders and files must keep (see restore_modes)
 
     @classmethod
     def create(cls, uid: int | None = None, gid: int | None = None) -> Box:
         """A fresh box; with ``uid``/``gid`` (a root grader) only that sandbox user reaches inside it."""
         root = Path(tempfile.mkdtemp(prefix="autograder-box-", dir=_reachable_tmp() if uid is not None else None))
-        box = cls(root, root / "worker", root / "submissions", root / "scratch", gid)
+        box = cls(root, root / "worker", root / "submissions", root / "scratch", gid, uid)
         box.worker.mkdir()
         for name in WORKER_FILES:
             shutil.copy(WORKER_DIR / name, box.worker / name)
@@ -231,19 +233,52 @@ class Box:
             os.chmod(root, 0o711)
             for path in [box.worker, *box.worker.iterdir()]:
                 os.chmod(path, 0o755 if path.is_dir() else 0o644)
-            box.admit(box.submissions)
             os.chown(box.scratch, uid, gid)
+        box.admit(box.submissions)
+        box.remember([box.root, box.worker, *box.worker.iterdir()])
         os.chmod(box.scratch, 0o700)
         return box
 
+    def remember(self, paths: list[Path]) -> None:
+        """Note the mode each path has now: ``restore_modes`` puts it back."""
+        for path in paths:
+            self.modes[path] = stat.S_IMODE(os.lstat(path).st_mode)
+
+    def restore_modes(self) -> list[Path]:
+        """Put back the mode of every folder and file of the box that changed. As root they are root's and stay as
+        they are; a grader running as a normal user shares its uid with student code, which Landlock does not keep
+        from ``chmod`` (a file of the worker's code made unreadable would stop every later worker from starting)."""
+        changed = []
+        for path, mode in list(self.modes.items()):
+            try:
+                if stat.S_IMODE(os.lstat(path).st_mode) != mode:
+                    os.chmod(path, mode)
+                    changed.append(path)
+            except FileNotFoundError:
+                del self.modes[path]  # a submission folder discarded
+            except OSError:
+                continue
+        return changed
+
+    def reset_scratch(self) -> None:
+        """Empty the scratch folder and give it back its owner and mode (0700), whatever student code did to it."""
+        remove_tree(str(self.scratch), keep_folder=True)
+        try:
+            if self.uid is not None:
+                os.chown(self.scratch, self.uid, self.gid)
+            os.chmod(self.scratch, 0o700)
+        except OSError:
+            pass
+
     def admit(self, folder: Path) -> None:
         """Let the worker's group (and nobody else) read ``folder`` and the files in it."""
-        if self.gid is None:
-            return
-        for path in [folder, *folder.rglob("*")]:
-            os.lchown(path, 0, self.gid)
-            if not path.is_symlink():
-                os.chmod(path, 0o750 if path.is_dir() else 0o640)
+        paths = [folder, *folder.rglob("*")]
+        if self.gid is not None:
+            for path in paths:
+                os.lchown(path, 0, self.gid)
+                if not path.is_symlink():
+                    os.chmod(path, 0o750 if path.is_dir() else 0o640)
+        self.remember([p for p in paths if not p.is_symlink()])
 
     def remove(self) -> None:
         """Delete the box, including what student code left in the scratch folder (even folders it locked)."""

@@ -23,7 +23,8 @@ from .process import Overuse, UnreadableReply, WorkerProcess
 from .setup import SandboxSetup
 from .worker import wire
 
-RESET_SECONDS = 30.0  # the worker ends the module's processes and wipes what it wrote: charged to no student
+RESET_SECONDS = 30.0  # the worker ends the module's processes and wipes what it wrote (a stopped worker is seen at once)
+RESET_FREE_SECONDS = 1.0  # of a reset, the grader's own: what a module left that takes longer to end or wipe is charged to it
 HARNESS_ROOT = Path(__file__).resolve().parents[2]  # the project the harness runs from: private to the sandbox user
 
 
@@ -46,7 +47,8 @@ class WorkerSession:
         self._ids = itertools.count(1)
         self._staged = itertools.count(1)
         self.broken: dict[str, str] = {}
-        self.exchanges: list[Exchange] = []  # what each import and call of the current submission cost
+        self.exchanges: list[Exchange] = []  # what each import, call and reset of the current submission cost
+        self._limits: dict[str, float] = {}  # per module, the call limit of its last exchange (what a failed reset counts as)
         self.restarts = 0
         if start_now:
             self._launch()
@@ -85,8 +87,12 @@ class WorkerSession:
                 raise RuntimeError(f"the grading worker did not start ({type(exc).__name__}); output:\n{output}") from None
             if not header.get("ready"):
                 raise RuntimeError("the grading worker sent an unexpected greeting")
+            if header.get("fault"):  # said before any student code ran: the only fault the grader believes
+                self._worker.kill()
+                raise SandboxFault(f"the sandbox could not confine the worker: {str(header['fault'])[:2000]}")
             self._worker.inside_pid = header.get("pid")
             self._worker.host_pid = self._worker._host_pid()
+            self._worker.note_start()
             self._ready = True
         return self._worker
 
@@ -119,8 +125,6 @@ class WorkerSession:
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
         header = self._exchange(worker, request, [], seconds, f"importing {module}.py")
         self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
-        if header.get("fault"):
-            raise SandboxFault(f"the sandbox could not start {module}.py: {header['fault']}")
         if not header.get("ok"):
             self.broken[module] = import_failure(module, header.get("error", {}))
             raise StudentCallError(self.broken[module], "import")
@@ -131,18 +135,26 @@ class WorkerSession:
             self._reset()
 
     def _reset(self) -> WorkerProcess:
-        """End the current module's child and whatever it started; replace the worker if that fails."""
-        worker, rid = self._worker, next(self._ids)
+        """End the current module's child and whatever it started, then check in /proc, without asking the worker, that
+        the next test starts as the first did; replace the worker if not. The module pays for what it cost."""
+        worker, rid, start = self._worker, next(self._ids), time.monotonic()
+        module = self._live[1] if self._live is not None else None
+        failed = True
         try:
-            worker.send({"op": "reset", "id": rid}, [], time.monotonic() + RESET_SECONDS)
-            header, _ = worker.receive(time.monotonic() + RESET_SECONDS)
-            if header.get("reset") and header.get("id") == rid and not worker.leftovers():
-                self._live = None
-                return worker
-        except (TimeoutError, EOFError, OSError, wire.WireError):
+            worker.send({"op": "reset", "id": rid}, [], start + RESET_SECONDS)
+            header, _ = worker.receive(start + RESET_SECONDS, watch=worker.first_process_stopped)
+            failed = not (header.get("reset") and header.get("id") == rid) or worker.unrestored() is not None
+        except (TimeoutError, EOFError, OSError, wire.WireError, Overuse):
             pass
-        self._launch()
-        return self._ensure_ready()
+        if failed:
+            self._launch()
+            worker = self._ensure_ready()
+        self._live = None
+        if module is not None:
+            seconds = time.monotonic() - start
+            self.exchanges.append(Exchange(module, "reset", "", seconds if failed else max(seconds - RESET_FREE_SECONDS, 0.0),
+                                           self._limits.get(module, RESET_SECONDS), failed))
+        return worker
 
     def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
         """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds``; return plain data."""
@@ -165,6 +177,7 @@ class WorkerSession:
 
     def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
         request = dict(request, id=next(self._ids))
+        self._limits[request["module"]] = seconds
         start = time.monotonic()
         stopped = True
         try:
@@ -172,7 +185,7 @@ class WorkerSession:
             header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker.host_pid))
             if header.get("id") != request["id"]:
                 raise wire.WireError("a reply that does not answer this request")
-            if any(k in header for k in ("reset", "interrupted", "ready")) or ("fault" in header and request["op"] != "import"):
+            if any(k in header for k in ("reset", "interrupted", "ready", "fault")):
                 raise wire.WireError("a reply of a kind this request cannot have")
             if request["op"] == "call" and header.get("ok") and "value" not in header:
                 raise wire.WireError("a reply without a value")

@@ -47,6 +47,13 @@ class SandboxSetup:
             self.identity.release()
         self.box.remove()
 
+    def scratch_view(self, worker_pid: int | None = None) -> tuple | None:
+        """The scratch folder as ``cleanup.view`` sees it (under bubblewrap, through the root of the worker's first
+        process, ``worker_pid`` as the grader sees it): after each test it must be as it was before the first."""
+        if not self.protections.bwrap:
+            return cleanup.view(str(self.box.scratch))
+        return None if worker_pid is None else cleanup.view(f"/proc/{worker_pid}/root/tmp")
+
     def scratch_overused(self, worker_pid: int | None = None) -> str | None:
         """Why the running call must stop, if the files it wrote (scratch folder, and as its own uid in the shared
         temporary folders) pass ``SCRATCH_MB``, ``cleanup.MAX_ENTRIES`` entries or ``cleanup.MAX_DEPTH`` levels;

@@ -107,3 +107,24 @@ def test_the_judged_value_is_the_one_that_came_back_even_if_the_test_changed_it(
     session = ArraySession(judged)
     (result,) = runner.run_tests([_spec("mutates", mutates)], {"m": StudentModule(session, "m", 1.0)}, "m", fresh=lambda: None)
     assert result.passed, result.message
+
+
+def test_what_the_tapes_of_a_problem_keep_is_bounded() -> None:
+    """A reply that would take the problem's kept replies past the budget is not kept: its call fails, in both passes,
+    with a message that says so; the calls before it keep their values."""
+    import numpy as np
+
+    from autograder.grading.proxy import Tape, TapeBudget
+
+    budget = TapeBudget(limit=3 << 20)
+    first, second = Tape(budget=budget), Tape(budget=budget)
+    kept = first.record("a", lambda: np.zeros(2 << 20, dtype=np.uint8), "m.f(1)")
+    assert kept.nbytes == 2 << 20
+    with pytest.raises(StudentCallError, match=r"m\.f\(2\) returned 2\.0 MB; with what this problem's earlier calls returned, "
+                                               r"that is more than the 3 MB the grader keeps") as err:
+        second.record("b", lambda: np.zeros(2 << 20, dtype=np.uint8), "m.f(2)")
+    assert err.value.kind == "resource" and budget.used < 3 << 20
+    second.recording = first.recording = False
+    assert first.replay("a", lambda: None).nbytes == 2 << 20
+    with pytest.raises(StudentCallError, match="more than the 3 MB"):
+        second.replay("b", lambda: None)

@@ -134,3 +134,17 @@ def test_a_hanging_function_costs_one_limit_and_the_rest_of_the_problem_still_ru
     skipped = [m for m in messages if "softmax_attention is not called again" in m]
     assert len(stopped) == 1 and skipped, messages
     assert any(t.passed for t in result.tests)  # the other functions of the problem were still graded
+
+
+def test_a_reset_between_calls_that_replaced_the_worker_is_charged_before_the_next_call():
+    """A reset is no call of the guard's: what it cost (here, a worker replaced after a test stopped it) is charged when
+    the next call comes, and counts against the budget that call must fit in."""
+    session, guard = FakeSession([1, 2]), time_rules.CallGuard()
+    guard.set_budget("m", 8.0)
+    assert run(guard, session, "f") == 1
+    session.exchanges.append(Exchange("m", "reset", "", 3.0, 5.0, True))  # between tests, outside any call
+    assert run(guard, session, "f") == 2
+    assert guard.spent["m"] == 5.0
+    session.exchanges.append(Exchange("m", "reset", "", 3.0, 5.0, True))
+    with pytest.raises(StudentCallError, match="used up their time budget of 8 s"):
+        run(guard, session, "f")

@@ -123,6 +123,8 @@ CASES = [
     Case("res_setsid_children", "twin", (CALL, r"got None"), exclusive=True),
     Case("res_print_flood", "twin", (CALL, r"got None"), sandbox=False),
     Case("res_fill_tmp", "twin", (CALL, r"got None|wrote more than \d+ MB of files")),
+    Case("res_hoard_replies", "twin", (CALL, r"returned 160\.0 MB; with what this problem's earlier calls returned, that is more than "
+                                             r"the 256 MB the grader keeps to judge them"), sandbox=False, peak_mb=700),
     # Exits.
     Case("exit_import_sys", "zero", (r"qkv_arithmetic\.py could not be imported: SystemExit: All tests passed",), sandbox=False),
     Case("exit_import_os", "zero", (r"qkv_arithmetic\.py could not be imported: the process exited with status 3",), sandbox=False),
@@ -741,8 +743,17 @@ def test_fork_bomb_is_capped(outcomes) -> None:
         assert counts and max(counts) < 600, f"mode {mode}: the process limit did not stop the fork bomb: {counts}"
 
 
+def test_replies_kept_for_judging_are_bounded(outcomes) -> None:
+    """Hostile round 3, finding 7: a module whose calls return 160 MB each cannot make the grader keep them all until
+    judging (``grading.proxy.TAPE_MB`` per problem); the grader's peak stays within its stated budget."""
+    case = next(c for c in CASES if c.name == "res_hoard_replies")
+    run = _outcome(outcomes, STRONGEST, case).run
+    assert run.peak_mb is not None, run.stderr
+    assert run.peak_mb < case.peak_mb, f"the grader's resident size reached {run.peak_mb:.0f} MB"
+
+
 def test_zip_bombs_are_refused_quickly_and_cheaply(outcomes) -> None:
-    for case in (c for c in CASES if c.peak_mb):
+    for case in (c for c in CASES if c.peak_mb and c.shape):
         run = _outcome(outcomes, STRONGEST, case).run
         assert run.peak_mb is not None, run.stderr
         assert run.peak_mb < case.peak_mb, f"{case.name}: the grader's resident size reached {run.peak_mb:.0f} MB"

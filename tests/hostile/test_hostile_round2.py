@@ -1,4 +1,5 @@
-"""Hostile round 2 (issue 18): one submission cannot reach another, forge the grader's state, or learn from its timing.
+"""Hostile rounds 2 and 3: one submission cannot reach another, forge the grader's state, or learn from its timing; every
+test starts from a state the grader has checked itself.
 
 In every mode whose defences differ (``hostile/modes.py``, the same-user mode left out: there nothing separates
 student code from the grader), one ``grade-all --jobs 1`` run grades, in this order, four attackers
@@ -7,6 +8,12 @@ attacker's honest score is the twin's), then a spy that looks for what they left
 later submissions must score exactly as they do alone, the attackers no more than honestly, and nothing of an attacker
 may outlive it. Findings: 1, 2, 5, 6, 7, 8 (``wire``), 3, 4, 10 (``disk``), 11, 12 (``info``), 9 (``oracle``); 13 and
 14 have tests of their own below, and the forged header also runs in the emulated Gradescope container.
+
+Round 3 adds two attackers to the same batch, before the same victims (``hostile/round3``): ``state`` leaves every mark
+it can for the next test and submission (scratch made unlistable, its pipes' size, flags and owner, the first process's
+scheduling and limits: findings 1, 2, 3, 4, 8) and answers right only when it finds one; ``parent`` reopens the first
+process's pipes through /proc to forge resets and faults, and stops it after each reply (findings 5, 6). Finding 7
+(hoarding replies) is ``res_hoard_replies`` in ``test_hostile.py``, where the grader's peak memory is measured.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -31,10 +39,12 @@ from autograder.sandbox.worker import cleanup
 from tests.hostile import test_hostile as th
 
 ROUND2 = th.HOSTILE / "round2"
-ATTACKERS = ("wire", "disk", "info", "oracle")
+ROUND3 = th.HOSTILE / "round3"
+ATTACKERS = ("wire", "disk", "info", "oracle", "state", "parent")
+ROUND3_PARTS = ("state", "parent")
 ORDER = [f"a{i}-{name}" for i, name in enumerate(ATTACKERS, 1)] + ["v1-spy", "v2-reference", "v3-twin"]
 MODES = [m for m in th.MODES if th._lacks(m) != "same-user"]
-BATCH_SECONDS = 100  # stands in for one honest run in the lab's time bound: the batch grades seven submissions
+BATCH_SECONDS = 130  # stands in for one honest run in the lab's time bound: the batch grades nine submissions
 
 
 class Batch:
@@ -56,7 +66,10 @@ class Batch:
 
 
 def _source(lab: th.Lab, part: str, marker: str) -> bytes:
-    text = (ROUND2 / f"{part}.py").read_text(encoding="utf-8").replace("__MARKER__", marker).replace("__PROJECT__", str(lab.project))
+    text = ((ROUND3 if part in ROUND3_PARTS else ROUND2) / f"{part}.py").read_text(encoding="utf-8")
+    if part in ("state", "spy"):  # the marks the state attacker leaves, and how they are found
+        text = (ROUND3 / "marks.py").read_text(encoding="utf-8") + "\n\n" + text
+    text = text.replace("__MARKER__", marker).replace("__PROJECT__", str(lab.project))
     return lab.sources[th.HOST] + b"\n\n# ---- hostile part ----\n" + text.encode()
 
 
@@ -169,9 +182,16 @@ def test_later_submissions_score_as_they_would_alone(mode, batches, twin_alone) 
 
 @pytest.mark.parametrize("mode", _modes())
 def test_attackers_get_their_honest_score_and_no_more(mode, batches, twin_alone) -> None:
+    """Exactly the twin's, but for ``parent``: where no layer refuses its SIGSTOP, each worker it stops is replaced and
+    charged to its module as a call stopped at its limit, which may leave its other calls without time."""
     batch = batches[mode.name]
     for name in ORDER[: len(ATTACKERS)]:
-        assert batch.scores(name) == {**batch.lab.full, th.HOST: twin_alone}, f"{name}: {batch.failures(name)}"
+        honest = {**batch.lab.full, th.HOST: twin_alone}
+        if name.endswith("-parent"):
+            scores = batch.scores(name)
+            assert scores.keys() == honest.keys() and all(scores[k] <= honest[k] for k in honest), f"{name}: {scores}"
+            continue
+        assert batch.scores(name) == honest, f"{name}: {batch.failures(name)}"
 
 
 @pytest.mark.parametrize("mode", _modes())
@@ -240,6 +260,81 @@ def test_no_state_crosses_from_one_test_to_the_next(mode, batches, twin_alone) -
     runs in a fresh process (checked by the attackers' score above; here its failures say what was called)."""
     text = batches[mode.name].failures("a4-oracle")
     assert re.search(th.CALL, text) and "got None" in text, text[:2000]
+
+
+# ---- Round 3: every test starts from a state the grader has checked itself ----
+
+
+def _refuses_acting_on_others(mode) -> bool:
+    """Whether a layer refuses a test's process to act on another process (seccomp names the first process)."""
+    return mode.protections.seccomp
+
+
+@pytest.mark.parametrize("mode", _modes())
+def test_no_mark_of_a_test_reaches_the_next_test_or_submission(mode, batches) -> None:
+    """Findings 1, 2, 3, 4, 8: scratch made unlistable (and once too deep), the pipes' size, flags and owner, the first
+    process's nice value, policy and limits. The attacker never finds a mark it left (its score, checked above, would
+    show it), nor does the spy; the marks were left where no layer refuses them."""
+    batch = batches[mode.name]
+    printed = batch.printed("a5-state")
+    lines = re.findall(r"state: found (\[.*?\]); left (\[.*?\])", printed)
+    assert lines, printed[:2000]
+    assert all(found == "[]" for found, _left in lines), printed[:3000]
+    left = " ".join(left for _found, left in lines)
+    assert "'counter'" in left and "'pipe size'" in left, left[:2000]
+    if _refuses_acting_on_others(mode):
+        for what in ("renice first", "SCHED_IDLE first", "limit first", "renice all", "SIGIO owner"):
+            assert f"'{what} refused (1)'" in left, f"{what}: {left[:2000]}"
+    text = batch.failures("a5-state")
+    assert re.search(rf"made folders more than {cleanup.MAX_DEPTH} levels deep", text), text[:2000]
+    assert "spy found: []" in batch.printed("v1-spy"), batch.printed("v1-spy")[:2000]
+
+
+def _stop_refused(mode) -> bool:
+    return mode.protections.seccomp or mode.protections.landlock >= 6
+
+
+@pytest.mark.parametrize("mode", _modes())
+def test_a_test_cannot_reach_the_worker_it_runs_in(mode, batches) -> None:
+    """Findings 5, 6: /proc/<first>/fd cannot be opened (the first process is not dumpable; a nested Landlock domain
+    where Landlock runs), so no reset or fault is forged; SIGSTOP is refused by the nested domain (Landlock ABI 6) or
+    the filter naming the first process (seccomp), and elsewhere the grader sees the stopped worker at once and
+    replaces it (the victims above score as alone, and the batch ends within its bound)."""
+    batch = batches[mode.name]
+    printed = batch.printed("a6-parent")
+    assert re.search(r"parent: /proc/<first>/fd opened \[\]", printed), printed[:2000]
+    assert "opened [0" not in printed and not re.search(r"opened \[\d", printed), printed[:2000]
+    stops = re.findall(r"parent: SIGSTOP (.*)", printed)
+    if _stop_refused(mode):
+        assert stops and all(s.startswith("refused") for s in stops), printed[:2000]
+    assert "could not grade" not in batch.failures("a6-parent") and "SandboxFault" not in batch.run.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a uid of its own needs a root grader")
+def test_a_stopped_worker_is_replaced_and_charged_to_its_module(monkeypatch) -> None:
+    """Where nothing refuses SIGSTOP (root without Landlock or seccomp), the reset after the test finds the first process
+    stopped, replaces the worker without waiting for its answer, and charges the module a call stopped at its limit."""
+    from autograder.grading import time_rules
+    from autograder.sandbox.session import WorkerSession
+
+    monkeypatch.setattr(policy, "detect", lambda: policy.Protections(bwrap=None, is_root=True, landlock=0, seccomp=False))
+    stopper = ("import os\nimport signal\nimport time\n\n\ndef stop_parent():\n    first = os.getppid()\n"
+               "    if os.fork() == 0:\n        for _ in range(300):\n            time.sleep(0.01)\n"
+               "            os.kill(first, signal.SIGSTOP)\n        os._exit(0)\n    return 1\n\n\ndef ok():\n    return 2\n")
+    session = WorkerSession(memory_mb=4096)
+    guard = time_rules.CallGuard()
+    guard.set_budget("stopper", 100.0)
+    try:
+        session.switch(session.stage({"stopper": stopper.encode()}))
+        assert guard.call(session, "stopper", "stopper", "stop_parent", (), {}, 5.0, "stopper.stop_parent()") == 1
+        time.sleep(0.5)
+        session.fresh("stopper")
+        resets = [e for e in session.exchanges if e.op == "reset"]
+        assert session.restarts == 1 and resets and resets[-1].stopped, session.exchanges
+        assert guard.call(session, "stopper", "stopper", "ok", (), {}, 5.0, "stopper.ok()") == 2
+        assert guard.spent["stopper"] >= 5.0  # the failed reset, at the call's full limit
+    finally:
+        session.close()
 
 
 def test_staff_terminal_shows_escapes_not_control_sequences(batches, tmp_path) -> None:

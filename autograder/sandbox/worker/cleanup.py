@@ -30,6 +30,12 @@ def remove_tree(folder: str, keep_folder: bool = False) -> None:
     """
     try:
         top = os.open(folder, _OPEN_DIR)
+    except PermissionError:  # its owner (or root) can always give itself the right to list it again
+        try:
+            os.chmod(folder, 0o700)
+            top = os.open(folder, _OPEN_DIR)
+        except OSError:
+            return
     except OSError:
         return
     try:
@@ -114,7 +120,7 @@ def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES,
     if not stat.S_ISDIR(info.st_mode):
         return found
     try:
-        first = os.open(path, _OPEN_DIR)
+        first = _open_listable(path)
     except OSError:
         return found
     stack, device = [(first, 1)], info.st_dev
@@ -136,7 +142,7 @@ def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES,
                             found.too_deep = True
                             continue
                         try:
-                            stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), depth + 1))
+                            stack.append((_open_listable(name, fd), depth + 1))
                         except OSError:
                             continue
             finally:
@@ -145,6 +151,58 @@ def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES,
         for fd, _depth in stack:
             os.close(fd)
     return found
+
+
+VIEW_ENTRIES = 256
+
+
+def view(path: str, max_entries: int = VIEW_ENTRIES, max_depth: int = MAX_DEPTH) -> tuple:
+    """What a folder holds, as (path, kind, mode, owner) rows sorted by path, itself first, mount points and what is
+    below them left out: two views are equal when nothing was added, removed, or changed in mode or owner. A tree of more
+    than ``max_entries`` entries, deeper than ``max_depth`` or unreadable gives a view that equals no other."""
+    try:
+        info = os.lstat(path)
+        first = os.open(path, _OPEN_DIR)
+    except OSError as exc:
+        return (("unreadable", exc.errno),)
+    rows = [(".", stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode), info.st_uid)]
+    stack, device = [(first, ".", 1)], info.st_dev
+    try:
+        while stack:
+            fd, rel, depth = stack.pop()
+            try:
+                for name in _names(fd):
+                    try:
+                        entry = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if entry.st_dev != device:
+                        continue
+                    sub = f"{rel}/{name}"
+                    rows.append((sub, stat.S_IFMT(entry.st_mode), stat.S_IMODE(entry.st_mode), entry.st_uid))
+                    if len(rows) > max_entries or (stat.S_ISDIR(entry.st_mode) and depth >= max_depth):
+                        return (("too large", len(rows)),)
+                    if stat.S_ISDIR(entry.st_mode):
+                        try:
+                            stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), sub, depth + 1))
+                        except OSError:
+                            return (("unreadable", sub),)
+            finally:
+                os.close(fd)
+    finally:
+        for fd, _rel, _depth in stack:
+            os.close(fd)
+    return tuple(sorted(rows))
+
+
+def _open_listable(name: str, dir_fd: int | None = None) -> int:
+    """Open a folder to list it; one its owner made unlistable (chmod 0300) is given back its owner's rights first, so a
+    grader of the same user is not blind to what student code writes behind it (root lists it anyway)."""
+    try:
+        return os.open(name, _OPEN_DIR, dir_fd=dir_fd)
+    except PermissionError:
+        os.chmod(name, 0o700, dir_fd=dir_fd)
+        return os.open(name, _OPEN_DIR, dir_fd=dir_fd)
 
 
 def entries_owned_by(uid: int, folders: tuple[str, ...] = SHARED_TEMP) -> list[str]:

@@ -28,6 +28,7 @@ import gc
 import os
 import select
 import signal
+import stat
 import sys
 import threading
 import time
@@ -39,6 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import procfs  # noqa: E402 - beside this file in the box
 import wire  # noqa: E402
+from isolation import Isolation, IsolationError  # noqa: E402
 from serving import ModuleServer, flush_output  # noqa: E402
 from wire import MAX_REPLY_BYTES, MAX_TEXT, WORKER_BROKEN  # noqa: E402
 
@@ -209,14 +211,18 @@ class ModuleEnds:
     child_req: int
     child_rep: int
     parent_rep: int
+    child_out: int  # the child's fds 1 and 2: a pipe of its own, so nothing it does to them reaches the next child
+    parent_out: int
 
     @classmethod
     def create(cls) -> ModuleEnds:
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
+        out_r, out_w = os.pipe()
         for fd in (req_w, rep_w):
             wire.widen_pipe(fd)
-        return cls(parent_req=req_w, child_req=req_r, child_rep=rep_w, parent_rep=rep_r)
+        os.set_blocking(out_r, False)
+        return cls(parent_req=req_w, child_req=req_r, child_rep=rep_w, parent_rep=rep_r, child_out=out_w, parent_out=out_r)
 
 
 @dataclass
@@ -227,6 +233,7 @@ class ModuleChild:
     pgid: int
     ends: ModuleEnds
     pidfd: int | None = None  # None where the kernel has no pidfd_open (see _pidfd)
+    output_open: bool = True  # until every writer of the child's output pipe has closed it
 
 
 class FirstProcess:
@@ -244,6 +251,9 @@ class FirstProcess:
         self.child: ModuleChild | None = None
         self.interrupted = False  # SIGUSR1 came since the module's child was forked
         self.fault = ""  # why this process could not confine itself
+        self.isolation: Isolation | None = None
+        # Before any student code: what the wipe restores (a module may chmod the folder so that its owner cannot list it).
+        self.scratch_mode = stat.S_IMODE(os.stat(args.scratch).st_mode)
 
     def serve(self) -> NoReturn:
         """Confine this process, say it is ready, then answer the grader's requests until its pipe closes."""
@@ -251,11 +261,17 @@ class FirstProcess:
         self.wipe()
         # Confined once, here: every module's process inherits the layers (a fork per test then costs no filter to build).
         self.fault = _confine(self.args)
+        if not self.fault:
+            try:
+                self.isolation = Isolation.prepare(self.args.landlock is not None, self.args.seccomp)
+            except IsolationError as exc:
+                self.fault = str(exc)[:MAX_TEXT]
         # While the first module is forked and imported: each fork after it is cheaper. Python 3.12+ warns of a fork while
         # a thread runs; this one takes no lock a child could need, and the warning would reach what students are shown.
         warnings.filterwarnings("ignore", message=r"This process \(pid=\d+\) is multi-threaded", category=DeprecationWarning)
         threading.Thread(target=collapse_into_huge_pages, name="collapse", daemon=True).start()
-        self.reply({"ok": True, "ready": True, "pid": self.pid})
+        # A fault is said here, before any student code ran, or never: the grader trusts no later one.
+        self.reply({"ok": True, "ready": True, "pid": self.pid, **({"fault": self.fault} if self.fault else {})})
         while True:
             try:
                 request, blobs = wire.read_message(self.fd_in)
@@ -288,15 +304,16 @@ class FirstProcess:
 
     def start_module(self, request: dict, blobs: list) -> None:
         """Fork a child for one module and pass on its answer to the import (or the grader's own fault)."""
-        if self.fault:  # this process could not confine itself: the grader's machine failed, and it is this process that says so
-            self.reply({"ok": False, "fault": self.fault})
+        if self.isolation is None:  # this process could not confine itself, and said so in its greeting
+            self.reply(_protocol_error("the sandbox is not confined"))
             return
         ends = ModuleEnds.create()
         self.interrupted = False
+        flush_output()
         pid = _fork()
         if pid == 0:
             try:
-                serve_module(self.server, request, blobs, ends, self.pid, (self.fd_in, self.fd_out))
+                serve_module(self.server, request, blobs, ends, self.pid, (self.fd_in, self.fd_out), self.isolation)
             finally:
                 os._exit(WORKER_BROKEN)
         try:
@@ -304,7 +321,7 @@ class FirstProcess:
         except OSError:
             pass
         self.child = ModuleChild(pid, pid, ends)
-        for fd in (ends.child_req, ends.child_rep):
+        for fd in (ends.child_req, ends.child_rep, ends.child_out):
             os.close(fd)
         self.child.pidfd = _pidfd(pid)
         self.relay_reply()
@@ -332,28 +349,55 @@ class FirstProcess:
             self.end_module()
             self.reply({"ok": False, "unreadable": str(exc)[:200]})
             return
+        self.relay_output()  # what the module printed before it answered reaches the grader first
         _write(self.fd_out, wire.frame(dict(answer, id=self.request_id), table))
         left = sum(size for size, _dtype in table)
         while left:  # streamed: the first process never holds a reply's arrays
             try:
                 chunk = self.read_from_child(from_child, min(left, CHUNK))
             except (EOFError, OSError):
-                _die_like(self.wait_child())  # half a reply went out: the grader reads how the child ended
+                status = self.wait_child()
+                self.relay_output()
+                _die_like(status)  # half a reply went out: the grader reads how the child ended
             _write(self.fd_out, chunk)
             left -= len(chunk)
 
     def read_from_child(self, fd: int, n: int) -> bytearray:
         """``n`` bytes from the child's reply pipe; EOFError once the child has ended and the pipe holds nothing more."""
-        pidfd, buffer, got = self.child.pidfd, bytearray(), 0
+        child, buffer, got = self.child, bytearray(), 0
         while got < n:
-            if pidfd is not None and not select.select([fd], [], [], 0)[0]:
-                ready = select.select([fd, pidfd], [], [])[0]
+            if not select.select([fd], [], [], 0)[0]:
+                ready = select.select([fd, *([child.ends.parent_out] if child.output_open else []),
+                                       *([child.pidfd] if child.pidfd is not None else [])], [], [])[0]
+                if child.output_open and child.ends.parent_out in ready:
+                    self.relay_output()
                 if fd not in ready:
-                    raise EOFError("the module's child ended")
+                    if child.pidfd is not None and child.pidfd in ready:
+                        raise EOFError("the module's child ended")
+                    continue
             if len(buffer) == got:
                 buffer.extend(bytes(min(n - got, CHUNK)))
             got = wire.read_into(fd, buffer, got)
         return buffer
+
+    def relay_output(self, limit: int = 1 << 20) -> None:
+        """Pass on what the module's processes printed so far, up to ``limit`` bytes at a time (its pipe never blocks
+        this process, and a process that prints without end cannot keep it here)."""
+        child = self.child
+        if child is None or not child.output_open:
+            return
+        while limit > 0:
+            limit -= 1 << 16
+            try:
+                chunk = os.read(child.ends.parent_out, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:
+                child.output_open = False
+                return
+            _write(1, chunk)
 
     def child_gone(self) -> None:
         """The child stopped answering: after an interrupt say so, else end this process as the child ended."""
@@ -388,13 +432,14 @@ class FirstProcess:
         if child is None:
             return
         self.wait_child()
-        for fd in (child.ends.parent_req, child.ends.parent_rep, *([child.pidfd] if child.pidfd is not None else [])):
+        _kill_leftovers(child.pgid, self.args.cleanup)
+        self.relay_output()  # every writer is gone: the rest of what they printed, up to the end of the pipe
+        for fd in (child.ends.parent_req, child.ends.parent_rep, child.ends.parent_out, *([child.pidfd] if child.pidfd is not None else [])):
             try:
                 os.close(fd)
             except OSError:
                 pass
         self.child = None
-        _kill_leftovers(child.pgid, self.args.cleanup)
         self.wipe()
 
     def wipe(self) -> None:
@@ -406,6 +451,10 @@ class FirstProcess:
                 os.set_blocking(fd, True)
             except OSError:
                 pass
+        try:  # the folder is the sandbox uid's (or, under bubblewrap, made with a fixed mode): its owner can always restore it
+            os.chmod(self.args.scratch, self.scratch_mode)
+        except OSError:
+            pass
         cleanup.remove_tree(self.args.scratch, keep_folder=True)
         if self.args.cleanup != "descendants":
             cleanup.remove_sysv_ipc(os.getuid())
@@ -426,16 +475,22 @@ class FirstProcess:
                     pass
 
 
-def serve_module(server: ModuleServer, request: dict, blobs: list, ends: ModuleEnds, first: int, grader_fds: tuple[int, int]) -> NoReturn:
+def serve_module(server: ModuleServer, request: dict, blobs: list, ends: ModuleEnds, first: int, grader_fds: tuple[int, int],
+                 isolation: Isolation) -> NoReturn:
     """In the forked child: import the module, then answer calls on the child's own pipes until they close.
 
     The child never holds the grader's pipes: what student code writes reaches only the first process, which
-    passes on values and errors and nothing else."""
+    passes on values and errors and nothing else. It holds no descriptor of the first process's either, and cannot
+    act on it (``isolation``)."""
     signal.signal(signal.SIGUSR1, signal.SIG_DFL)
     os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
     _die_with_parent(first)
-    for fd in (*grader_fds, ends.parent_req, ends.parent_rep):
+    for fd in (*grader_fds, ends.parent_req, ends.parent_rep, ends.parent_out):
         os.close(fd)
+    try:
+        isolation.enter(ends.child_out, keep=(ends.child_req, ends.child_rep))
+    except IsolationError:
+        os._exit(WORKER_BROKEN)  # found working before any student code ran (the greeting's probe): not reached
 
     def send(header: dict, out_blobs: list | None = None) -> None:
         flush_output()  # what the code printed reaches the grader before the reply does

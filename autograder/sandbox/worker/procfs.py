@@ -97,3 +97,56 @@ def memory_map(pid: int | str) -> list[tuple[int, int, str, str]]:
         except (ValueError, IndexError):
             continue
     return regions
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What a process's children inherit from it and student code could try to change from outside: its scheduling
+    (nice value, policy, real-time priority, CPUs, I/O priority) and its resource limits. The grader compares it with
+    what the worker's first process had before any student code ran."""
+
+    state: str
+    nice: int
+    policy: int
+    rt_priority: int
+    cpus: str
+    limits: str
+    io_priority: int | None
+
+
+def standing(pid: int | str) -> Standing | None:
+    """The ``Standing`` of ``pid`` from /proc (readable by any user), or None once it is gone."""
+    try:
+        with open(f"{PROC}/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        with open(f"{PROC}/{pid}/status", "rb") as f:
+            cpus = next((line.split(b":", 1)[1].strip() for line in f if line.startswith(b"Cpus_allowed_list:")), b"")
+        with open(f"{PROC}/{pid}/limits", "rb") as f:
+            limits = f.read()
+        return Standing(state=fields[0].decode("ascii", "replace"), nice=int(fields[16]), rt_priority=int(fields[37]),
+                        policy=int(fields[38]), cpus=cpus.decode("ascii", "replace"), limits=limits.decode("ascii", "replace"),
+                        io_priority=io_priority(int(pid)))
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+IOPRIO_GET = {"x86_64": 252, "aarch64": 31}  # the syscall's number: the C library has no wrapper
+
+
+def io_priority(pid: int) -> int | None:
+    """``ioprio_get(IOPRIO_WHO_PROCESS, pid)``, or None where it cannot be asked."""
+    number = IOPRIO_GET.get(os.uname().machine)
+    if number is None:
+        return None
+    try:
+        if not _LIBC:
+            import ctypes
+
+            _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        value = _LIBC[0].syscall(number, 1, pid)
+    except (OSError, AttributeError):
+        return None
+    return None if value < 0 else value
+
+
+_LIBC: list = []  # the C library, loaded at the first ``io_priority``

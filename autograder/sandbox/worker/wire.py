@@ -129,7 +129,10 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
         blobs.append(array)
         return {"t": "array", "kind": kind, "dtype": array.dtype.name, "shape": list(array.shape), "blob": len(blobs) - 1}
 
-    return enc(value, 0), blobs
+    try:
+        return enc(value, 0), blobs
+    finally:
+        enc = enc_array = None  # noqa: F841 - the nested functions refer to each other: without this, their cycle keeps the arrays until a collection
 
 
 def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
@@ -170,7 +173,10 @@ def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
             return Unsupported(str(node["type"])[:200])
         raise WireError(f"unknown value type {t!r}")
 
-    return dec(tree, 0)
+    try:
+        return dec(tree, 0)
+    finally:
+        dec = None  # noqa: F841 - it refers to itself: without this, the cycle keeps the received arrays alive until a collection
 
 
 def write_message(fd: int, header: dict, blobs: list[np.ndarray], write_all=None) -> None:

@@ -116,3 +116,33 @@ def test_sysv_ipc_objects_of_a_uid_are_found_and_removed() -> None:
         assert cleanup.sysv_ipc_of(who.uid) == []
     finally:
         who.release()
+
+
+def test_usage_sees_behind_folders_made_unlistable() -> None:
+    """A grader of the same user as student code is not blinded by chmod 0300 (scratch itself, or a folder in it); as
+    root the check runs as a uid of its own, which root's own reads would not show."""
+    import tempfile
+
+    from autograder.sandbox import identity
+
+    top = Path(tempfile.mkdtemp(prefix="usage-", dir="/tmp"))
+    who = identity.lease() if os.geteuid() == 0 else None
+    try:
+        shutil.copy(Path(cleanup.__file__), top / "cleanup.py")
+        os.chmod(top, 0o755)
+        os.chmod(top / "cleanup.py", 0o644)
+        code = ("import os, sys; sys.path.insert(0, sys.argv[1]); import cleanup\n"
+                "scratch = os.path.join(sys.argv[1], 'scratch'); os.makedirs(os.path.join(scratch, 'hidden'))\n"
+                "open(os.path.join(scratch, 'hidden', 'data'), 'wb').write(b'x' * 10000)\n"
+                "os.chmod(os.path.join(scratch, 'hidden'), 0o300); os.chmod(scratch, 0o300)\n"
+                "found = cleanup.usage(scratch); print(found.entries, found.bytes)")
+        if who is not None:
+            os.chown(top, who.uid, who.gid)
+        user = {"user": who.uid, "group": who.gid, "extra_groups": []} if who is not None else {}
+        proc = subprocess.run(["/usr/bin/python3" if who is not None else sys.executable, "-I", "-c", code, str(top)], cwd="/", capture_output=True, text=True, timeout=60, **user)
+        entries, size = (int(v) for v in proc.stdout.split())
+        assert entries == 3 and size >= 10000, proc.stderr
+    finally:
+        cleanup.remove_tree(str(top))
+        if who is not None:
+            who.release()

@@ -1,0 +1,184 @@
+"""What keeps a test's process away from the worker's first process and from what the test before it left.
+
+The first process prepares this once (``Isolation.prepare``, before any student code runs) and each test's child
+applies it right after its fork (``Isolation.enter``), so nothing of one test reaches the next through the process
+that forks them all:
+
+- the child gets standard streams of its own: fd 0 a new ``/dev/null``, fds 1 and 2 a new pipe that the first
+  process drains and passes on; every other inherited descriptor is closed. Flags, ``F_SETOWN``/``O_ASYNC`` and the
+  size of a pipe it changes end with it;
+- the first process is not dumpable: a process of the same uid cannot open ``/proc/<first>/fd/*``, its memory or
+  its writable /proc files (the child makes itself dumpable again, so the grader still reads it in /proc);
+- where Landlock runs, the child enters a domain nested in the first process's: it can no longer signal the
+  first process (ABI 6 and later) nor access it as a debugger would (``/proc/<first>/fd``), at any ABI;
+- where seccomp runs, a second filter names the first process: no signal (``kill``, ``tgkill``, ``pidfd_open``,
+  ``pidfd_send_signal``), no ``F_SETOWN`` to it, no joining its process group; and no change of another process's
+  priority, scheduling, I/O priority, CPU set or limits.
+
+What a layer cannot stop (no Landlock, no seccomp) the grader finds in /proc after the test and ends the worker.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import signal
+
+PR_SET_DUMPABLE = 4
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
+F_SETOWN, F_SETOWN_EX = 8, 15
+FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902
+IOPRIO_WHO_PROCESS = 1
+U32 = 0xFFFFFFFF
+# Calls that name another process by pid in their first argument: refused unless that pid is 0 (the caller).
+OWN_PROCESS_ONLY = ("sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity", "migrate_pages", "move_pages")
+# Calls that name the first process by pid in their first argument: refused for that pid.
+SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open")
+REFUSED = ("pidfd_send_signal", "process_madvise", "process_mrelease")  # a /proc/<pid> folder serves as a pidfd
+
+
+class IsolationError(RuntimeError):
+    """A layer the first process applied to itself cannot be applied to a test's process (a fault of the machine)."""
+
+
+class _Filter(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+class Isolation:
+    """Prepared by the first process; entered by each test's child before any student code runs."""
+
+    def __init__(self, first: int, landlock: bool, seccomp: bool) -> None:
+        self.first = first
+        self.landlock = landlock
+        self.program: bytes | None = _child_filter(first) if seccomp else None
+        self._buffer = None
+
+    @classmethod
+    def prepare(cls, landlock: bool, seccomp: bool) -> Isolation:
+        """In the first process: build the child's filter, stop being dumpable, ignore SIGIO (an ``O_ASYNC`` pipe's
+        signal); then try it all in a throwaway child, so a layer that fails is the grader's fault, found before any
+        student code runs (raises ``IsolationError``)."""
+        made = cls(os.getpid(), landlock, seccomp)
+        _prctl(PR_SET_DUMPABLE, 0)
+        signal.signal(signal.SIGIO, signal.SIG_IGN)
+        made.probe()
+        return made
+
+    def probe(self) -> None:
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(read)
+                self.confine()
+                os._exit(0)
+            except BaseException as exc:  # noqa: BLE001
+                os.write(write, str(exc).encode()[:1000])
+                os._exit(1)
+        os.close(write)
+        message = os.read(read, 1000).decode(errors="replace")
+        os.close(read)
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            raise IsolationError(message or f"a test's process could not be confined (wait status {status})")
+
+    def enter(self, output: int, keep: tuple[int, ...]) -> None:
+        """In a test's child: fresh standard streams (``output`` becomes fds 1 and 2), every other descriptor but
+        ``keep`` closed, dumpable again, SIGIO back to its default, then the nested layers."""
+        null = os.open(os.devnull, os.O_RDWR)
+        os.dup2(null, 0)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        keep = tuple(sorted({0, 1, 2, *keep}))
+        for low, high in zip(keep, (*keep[1:], 1 << 20)):
+            if high > low + 1:
+                os.closerange(low + 1, high)
+        signal.signal(signal.SIGIO, signal.SIG_DFL)
+        _prctl(PR_SET_DUMPABLE, 1)
+        self.confine()
+
+    def confine(self) -> None:
+        """The nested Landlock domain and the filter that names the first process."""
+        if self.landlock:
+            _nested_landlock()
+        if self.program is not None:
+            self._load(self.program)
+
+    def _load(self, program: bytes) -> None:
+        buffer = ctypes.create_string_buffer(program, len(program))
+        prog = _Filter(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong)
+        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+            raise IsolationError(f"the test's seccomp filter could not be loaded: {os.strerror(ctypes.get_errno())}")
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _nested_landlock() -> None:
+    """A Landlock domain inside the first process's: it handles one right nobody is given (making block devices), so
+    the files stay as the outer domain allows; its scopes keep signals and abstract sockets inside it."""
+    from landlockpy import AccessFS, AccessNet, Ruleset, Scope
+
+    try:
+        with Ruleset(handled_fs=AccessFS.MAKE_BLOCK, handled_net=AccessNet.NONE,
+                     scoped=Scope.SIGNAL | Scope.ABSTRACT_UNIX_SOCKET) as ruleset:
+            ruleset.restrict()
+    except Exception as exc:  # noqa: BLE001
+        raise IsolationError(f"the test's Landlock domain could not be made: {type(exc).__name__}: {exc}") from None
+
+
+def _child_filter(first: int) -> bytes:
+    """The second seccomp filter of a test's process, as BPF (built once: each child only loads it)."""
+    import pyseccomp as sc
+
+    refuse = sc.ERRNO(errno.EPERM)
+    rules = sc.SyscallFilter(defaction=sc.ALLOW)
+
+    def add(name: str, *args) -> None:
+        try:
+            rules.add_rule(refuse, name, *args)
+        except (RuntimeError, ValueError, OSError):
+            pass  # a call this architecture or libseccomp does not know
+
+    for target in (first, -first, -1):
+        add("kill", sc.Arg(0, sc.MASKED_EQ, U32, target & U32))  # -1: every process the caller may signal
+    for name in SIGNALS[1:]:
+        add(name, sc.Arg(0, sc.MASKED_EQ, U32, first))
+    add("setpgid", sc.Arg(1, sc.MASKED_EQ, U32, first))
+    for target in (first, -first & U32):
+        add("fcntl", sc.Arg(1, sc.EQ, F_SETOWN), sc.Arg(2, sc.MASKED_EQ, U32, target))
+    add("fcntl", sc.Arg(1, sc.EQ, F_SETOWN_EX))
+    for request in (FIOSETOWN, SIOCSPGRP):
+        add("ioctl", sc.Arg(1, sc.MASKED_EQ, U32, request))
+    add("setpriority", sc.Arg(0, sc.NE, 0))  # PRIO_PGRP, PRIO_USER: every process of a group or a user
+    add("setpriority", sc.Arg(1, sc.NE, 0))
+    for name in OWN_PROCESS_ONLY:
+        add(name, sc.Arg(0, sc.NE, 0))
+    add("prlimit64", sc.Arg(0, sc.NE, 0), sc.Arg(2, sc.NE, 0))  # reading another's limits is harmless; setting is not
+    add("ioprio_set", sc.Arg(0, sc.NE, IOPRIO_WHO_PROCESS))
+    add("ioprio_set", sc.Arg(1, sc.NE, 0))
+    for name in REFUSED:
+        add(name)
+    read, write = os.pipe()
+    try:
+        with open(write, "wb", closefd=False) as sink:
+            rules.export_bpf(sink)
+        os.close(write)
+        write = -1
+        chunks = []
+        while chunk := os.read(read, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)

@@ -1,0 +1,9 @@
+"""Resource abuse, hoarding (hostile round 3, finding 7): every call returns 160 MB, so that a grader keeping every reply
+until judging holds them all (and more: a reference cycle in the wire's decoder kept each received buffer alive until
+the next collection)."""
+
+import torch
+
+
+def argmax_attention(Q, K, V):
+    return torch.ones(20 << 20, dtype=torch.float64)
