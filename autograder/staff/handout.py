@@ -127,6 +127,9 @@ def _write_problem(problem: manifest.Problem, stage: Path) -> None:
         shutil.copy(path, folder / rel)
         public.append(str(rel))
     data["tests"] = {"public": public, "hidden": []}
+    hidden = sum(manifest.points_in(path) for path in problem.hidden_tests)
+    if hidden:  # the hidden tests stay behind, their points do not: the self-check says what share the public ones carry
+        data["hidden_points"] = hidden
     support = support_path(problem.module)
     if support.is_file():  # helpers the public tests share with the hidden ones (no hidden inputs in it)
         shutil.copy(support, folder / "tests" / support.name)

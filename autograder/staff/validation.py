@@ -71,8 +71,8 @@ def grade_variants(problem: Problem, variants: list[tuple[str, str, str]] | None
     tests = load_tests(problem, include_hidden=True)
     names = {label: f"{problem.module}__{re.sub(r'[^0-9a-zA-Z_]', '_', label)}" for label, _, _ in variants}
     sources = {names[label]: source.encode() for label, _, source in variants}
-    # The room Gradescope's container gives (not the problem's own, larger limit): what fails there fails here.
-    session = WorkerSession(memory_mb=min(problem.limits.memory_mb, worker_memory.gradescope_room(manifest.load()).mb), start_now=True)
+    # The room Gradescope's container gives (not the assignment's larger worker_memory_mb): what fails there fails here.
+    session = WorkerSession(memory_mb=worker_memory.gradescope_room(manifest.load()).mb, start_now=True)
     try:
         session.switch(session.stage(sources))
         return [Outcome(label, kind, grade_problem(problem, tests, session, worker_name=names[label])) for label, kind, _ in variants]
