@@ -13,11 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.manifest import Assignment
+from ..settings import MIN_ROOM_MB
 from . import cgroupfs
-
-# Room the reference's own data need (48 MB measured: the long random-features test), with margin:
-# never give the worker less, or correct solutions would fail (a grader fault).
-MIN_ROOM_MB = 96
 
 
 @dataclass(frozen=True)

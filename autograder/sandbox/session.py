@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..settings import RESET_SECONDS
 from . import codec, errors, policy, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
@@ -23,7 +24,6 @@ from .process import Overuse, UnreadableReply, WorkerProcess
 from .setup import SandboxSetup
 from .worker import wire
 
-RESET_SECONDS = 30.0  # the worker ends the module's processes and wipes what it wrote: charged to no student
 HARNESS_ROOT = Path(__file__).resolve().parents[2]  # the project the harness runs from: private to the sandbox user
 
 

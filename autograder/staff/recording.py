@@ -25,13 +25,12 @@ from ..model import manifest
 from ..model.manifest import Problem
 from ..sandbox.session import StudentCallError
 from ..sandbox.worker import serving, wire
+from ..settings import HINT_MAX_ELEMENTS
 from ..testkit import calls
 from . import solutions
 
 # Whether the call being recorded belongs to a public test file (the handout carries only those).
 PUBLIC: contextvars.ContextVar[bool] = contextvars.ContextVar("recording_public", default=False)
-# Hints compare values: mistakes run on small inputs only, and outputs too large to ship are not kept.
-HINT_MAX_ELEMENTS = 100_000
 
 
 class RecordingError(Exception):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..gradescope import build
-from ..grading import grader, worker_memory
+from ..grading import grader, time_rules, worker_memory
 from ..grading.grader import grade_problem
 from ..grading.runner import load_tests
 from ..model import manifest, paths
@@ -153,6 +153,7 @@ class Table:
 
     title: str
     rows: list[Row]
+    note: str = ""  # what to do about a MISS, when the rows cannot say it
 
     @property
     def misses(self) -> int:
@@ -168,10 +169,19 @@ def problem_table(problem: Problem, assignment: Assignment, workdir: Path) -> Ta
     return Table(f"{problem.module} — {problem.title}", rows)
 
 
+def time_table(assignment: Assignment) -> Table:
+    """The worst case of any submission, with a minute for otter and the grader, ends before Gradescope's deadline."""
+    worst = time_rules.time_bound(assignment) + time_rules.GRADER_SECONDS
+    deadline = time_rules.deadline_seconds(assignment)
+    row = Row("worst case + grader", f"<= the deadline, {deadline:g} s", f"{worst:g} s", worst <= deadline)
+    return Table("Time rules", [row], time_rules.bound_problem(assignment) or "")
+
+
 def tables(assignment: Assignment, modules: list[str] | None = None, with_zip: bool = False) -> Iterator[Table]:
     """The tables of a validation, one per problem (and one for the Gradescope zip), each as soon as it is graded."""
     workdir = Path(tempfile.mkdtemp(prefix="autograder-validate-"))
     try:
+        yield time_table(assignment)
         for problem in assignment.problems:
             if modules is None or problem.module in modules:
                 yield problem_table(problem, assignment, workdir)
