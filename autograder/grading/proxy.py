@@ -22,6 +22,7 @@ import numpy as np
 from ..sandbox import codec
 from ..sandbox.session import StudentCallError, WorkerSession
 from ..sandbox.worker import wire
+from .named import with_callables
 from .time_rules import CallGuard
 
 
@@ -95,6 +96,7 @@ class StudentFunction:
         from ..testkit.calls import describe_call
 
         shown = describe_call(self.module, self.func, args, kwargs)
+        args, kwargs = with_callables(self.module, args, kwargs)
 
         def live() -> Any:
             return self.guard.call(self.session, self.worker_name, self.module, self.func, args, kwargs, self.seconds, shown)

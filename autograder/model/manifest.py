@@ -8,6 +8,7 @@ problem shares (the test-file lists, a call limit) under ``problem_defaults:`` i
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,13 @@ class ManifestError(Exception):
 
 
 CALLABLES_FILE = "callables.py"  # functions a problem's tests pass to the student by name (``Named("...")``)
+
+
+@functools.cache
+def callables_source(module: str) -> str | None:
+    """The source of ``assignments/<module>/callables.py``, which the worker runs to build what a test names, if any."""
+    path = paths.ASSIGNMENTS / module / CALLABLES_FILE
+    return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
 @dataclass(frozen=True)

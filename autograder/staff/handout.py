@@ -130,6 +130,8 @@ def _write_problem(problem: manifest.Problem, stage: Path) -> None:
     hidden = sum(manifest.points_in(path) for path in problem.hidden_tests)
     if hidden:  # the hidden tests stay behind, their points do not: the self-check says what share the public ones carry
         data["hidden_points"] = hidden
+    if problem.callables is not None:  # what the public tests may name (Named("...")): the grader sends it to the worker
+        shutil.copy(problem.callables, folder / problem.callables.name)
     support = support_path(problem.module)
     if support.is_file():  # helpers the public tests share with the hidden ones (no hidden inputs in it)
         shutil.copy(support, folder / "tests" / support.name)
