@@ -163,10 +163,10 @@ def _test_list(data: dict, path: Path, key: str) -> tuple[Path, ...]:
 
 def merged(defaults: dict, own: dict) -> dict:
     """``own`` over ``defaults``: mappings merge key by key, anything else in ``own`` replaces the default."""
-    out = dict(defaults)
+    combined = dict(defaults)
     for key, value in own.items():
-        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
+        combined[key] = merged(combined[key], value) if isinstance(value, dict) and isinstance(combined.get(key), dict) else value
+    return combined
 
 
 # Keys an older manifest declared that are now derived or gone, and where the fact lives instead.

@@ -7,12 +7,12 @@ import importlib
 import os
 import textwrap
 
-from .. import settings
-from ..grading import time_rules
-from ..model import manifest, paths
+from ... import settings
+from ...grading import time_rules
+from ...model import manifest, paths
 
 NAME = "config"
-HELP = "list every environment variable and tunable with the value in force and its reason"
+HELP = "staff: list every environment variable and tunable with the value in force and its reason"
 DESCRIPTION = ("Every environment variable the harness reads and every tunable it uses (autograder/settings.py), the "
                "limits the worker applies inside the box, and what the assignment's manifests set, with the values in force.")
 
@@ -46,7 +46,7 @@ def _tunables() -> list[str]:
 def _worker_constants() -> list[str]:
     lines = ["", "Limits inside the box (constants of autograder/sandbox/worker/: the worker imports nothing of the grader's):"]
     for module, name, reason in settings.WORKER_CONSTANTS:
-        value = getattr(importlib.import_module(f"{__package__.rsplit('.', 1)[0]}.sandbox.worker.{module}"), name)
+        value = getattr(importlib.import_module(f"{__package__.split('.')[0]}.sandbox.worker.{module}"), name)
         lines += _entry(f"{module}.{name} = {value!r}", f"sandbox/worker/{module}.py", reason)
     return lines
 
