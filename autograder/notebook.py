@@ -49,7 +49,7 @@ class CheckResult:
 
 
 def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
-    """Run the public tests of ``problems`` (default: all six) on the modules in ``folder`` (default: student_template/)."""
+    """Run the public tests of ``problems`` (default: all of them) on the modules in ``folder`` (default: student_template/)."""
     try:
         assignment = manifest.load()
         unknown = [p for p in problems if p not in assignment.modules]

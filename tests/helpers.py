@@ -10,6 +10,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import yaml
+
 from autograder.model import manifest, paths, scores
 from autograder.model.scores import GradeReport, ProblemResult
 
@@ -68,9 +70,8 @@ def one_problem_root(tmp_path: Path, module: str, name: str = "root") -> Path:
     for folder in ("reference", "student_template"):
         (root / folder).mkdir(parents=True)
         shutil.copy(paths.ROOT / folder / f"{module}.py", root / folder / f"{module}.py")
-    points = (paths.ASSIGNMENTS / module / "problem.yaml").read_text().split("points:")[1].split()[0]
-    (root / "assignments" / "assignment.yaml").write_text(
-        f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {points}\nproblems:\n  - {module}\n')
+    assignment = yaml.safe_load(paths.ASSIGNMENT_MANIFEST.read_text(encoding="utf-8"))
+    (root / "assignments" / "assignment.yaml").write_text(yaml.safe_dump(dict(assignment, problems=[module])), encoding="utf-8")
     return root
 
 

@@ -1,4 +1,4 @@
-"""``check``: the public tests on a student's six modules, a table per problem."""
+"""``check``: the public tests on a student's modules, a table per problem."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..reports import terminal
 from .common import known_problems
 
 NAME = "check"
-HELP = "run the public tests on your six modules"
+HELP = "run the public tests on your modules"
 DESCRIPTION = "Run the public tests on the modules in DIR and print a table per problem. Exit 0 only if all pass."
 
 
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.dir) if args.dir else paths.TEMPLATES
     if not folder.exists():
-        print(f"error: {folder} does not exist; pass the folder holding your six .py files, e.g. python -m autograder check my_solutions/", file=sys.stderr)
+        print(f"error: {folder} does not exist; pass the folder holding your .py files, e.g. python -m autograder check my_solutions/", file=sys.stderr)
         return 2
     assignment = manifest.load()
     modules = known_problems(assignment, args.problem)

@@ -18,21 +18,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from .. import settings
 from ..model import manifest, paths
 from ..sandbox.errors import SandboxFault
+from ..settings import KEEP_CACHED
 from .store import Store, decode
 
 # Harness files whose change changes what gets recorded (the cache's key includes them).
 RECORDING_CODE = ("testkit/calls.py", "testkit/inputs.py", "expected/store.py", "expected/records.py", "staff/recording.py",
                   "staff/solutions.py", "sandbox/codec.py", "sandbox/worker/wire.py", "sandbox/worker/callables.py",
-                  "sandbox/worker/serving.py")
+                  "sandbox/worker/serving.py", "settings.py")
 # The user's cache (or AUTOGRADER_EXPECTED_CACHE), one folder per problem and fingerprint of its sources: checkouts and
 # their copies with the same content share it, and grading never writes into the project.
-CACHE = Path(os.environ.get("AUTOGRADER_EXPECTED_CACHE")
+CACHE = Path(settings.AUTOGRADER_EXPECTED_CACHE.value()
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autograder" / "expected")
-KEEP_CACHED = 6  # fingerprints kept per problem (older ones are removed when a new one is recorded)
 SHIPPED_NAME = "expected"
 
 
@@ -62,13 +61,14 @@ def fingerprint(module: str) -> str:
     """A digest of everything the records of ``module`` depend on: reference, tests, mistakes, recording code."""
     digest = hashlib.sha256()
     folder = paths.ASSIGNMENTS / module
-    # Of the manifests only the test files listed count: limits, points and the Gradescope settings change no value.
+    # Of the manifests only the test files listed count: limits and the Gradescope settings change no value.
     try:
-        listed = json.dumps(manifest.safe_load((folder / "problem.yaml").read_text(encoding="utf-8")).get("tests"), sort_keys=True)
-    except (OSError, AttributeError, yaml.YAMLError):
+        problem = manifest.load().problem(module)
+        listed = json.dumps([[str(p.relative_to(problem.folder.resolve())), hidden] for p, hidden in problem.test_files(True)])
+    except (manifest.ManifestError, KeyError, ValueError):
         listed = "<unreadable>"
     digest.update(listed.encode() + b"\0")
-    files = [paths.REFERENCE / f"{module}.py"]
+    files = [paths.REFERENCE / f"{module}.py", folder / manifest.CALLABLES_FILE]
     files += sorted((folder / "tests").glob("*.py")) + sorted((folder / "mistakes").glob("*.py"))
     named = [(str(path.relative_to(paths.ROOT)), path) for path in files]
     named += [(f"autograder/{name}", paths.PACKAGE_DIR / name) for name in RECORDING_CODE]

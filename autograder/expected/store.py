@@ -22,9 +22,7 @@ import numpy as np
 
 from ..sandbox import codec
 from ..sandbox.worker import wire
-
-# Inputs larger than this are kept as their digest only (they come from seeded numpy draws, the same bits everywhere).
-KEEP_INPUT_ELEMENTS = 8192
+from ..settings import KEEP_INPUT_ELEMENTS
 
 
 def encode_inputs(args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import re
 from importlib import metadata
 
+from .. import settings
 from ..model import paths
 from .otter_bridge import ENTRY_SCRIPT
 
 CONDA_DIR = "/opt/miniforge3"
 ENV_DIR = "/opt/otter-env"
-ENV_OVERRIDE = "AUTOGRADER_ENV_DIR"  # the emulation points run_autograder at the project's environment
+ENV_OVERRIDE = settings.AUTOGRADER_ENV_DIR.name  # the emulation points run_autograder at the project's environment
 MINIFORGE_VERSION = "25.3.1-0"
 MINIFORGE_URL = "https://github.com/conda-forge/miniforge/releases/download/{version}/Miniforge3-Linux-$(uname -m).sh"
 TORCH_INDEX = "https://download.pytorch.org/whl/cpu"

@@ -21,6 +21,7 @@ import numpy as np
 from ..sandbox import codec, errors
 from ..sandbox.session import StudentCallError, WorkerSession
 from ..sandbox.worker import wire
+from .named import with_callables
 from .time_rules import CallGuard
 
 TAPE_MB = 256  # what one problem's replies may hold until they are judged (an honest submission's: a few MB)
@@ -147,6 +148,7 @@ class StudentFunction:
         from ..testkit.calls import describe_call
 
         shown = describe_call(self.module, self.func, args, kwargs)
+        args, kwargs = with_callables(self.module, args, kwargs)
 
         def live() -> Any:
             return self.guard.call(self.session, self.worker_name, self.module, self.func, args, kwargs, self.seconds, shown)

@@ -54,11 +54,13 @@ def load_test_file(path: Path, hidden: bool) -> list[TestSpec]:
 
 
 def load_tests(problem: Problem, include_hidden: bool) -> list[TestSpec]:
-    """Every test of ``problem``; with hidden tests, their points must add up to the manifest's."""
+    """Every test of ``problem``; with hidden tests, their points must be the ones the manifest read from the files."""
     specs = [s for path, hidden in problem.test_files(include_hidden) for s in load_test_file(path, hidden)]
     total = sum(s.points for s in specs)
     if include_hidden and abs(total - problem.points) > 1e-9:
-        raise ManifestError(f"{problem.folder / 'problem.yaml'}: key 'points' is {problem.points:g} but its tests add up to {total:g}")
+        raise ManifestError(f"{problem.folder / 'tests'}: the test files define tests worth {total:g} points, but their "
+                            f"@test_case decorators read as written say {problem.points:g}: define each test with a "
+                            "@test_case(points=...) decorator at the top level of its file")
     return specs
 
 

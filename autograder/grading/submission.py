@@ -1,4 +1,4 @@
-"""Find the six module files of a submission (a folder or a zip) and stage them for the worker.
+"""Find the assignment's module files in a submission (a folder or a zip) and stage them for the worker.
 
 Only the expected module names are ever read; everything else is listed as ignored and
 never extracted. Zip entries are read one by one with a size cap, so a zip bomb or a
@@ -60,7 +60,7 @@ def locate(path: Path, modules: list[str], exclude: set[str] = frozenset()) -> L
     if path.is_file() and zipfile.is_zipfile(path):
         return _locate_in_zip_file(path, "", modules, str(path))
     if path.is_file():
-        raise SubmissionError(f"{path.name} is neither a folder nor a .zip; submit a zip of the six module files")
+        raise SubmissionError(f"{path.name} is neither a folder nor a .zip; submit a zip of the module files")
     inside = _enclosing_zip(path)
     if inside is not None:
         return _locate_in_zip_file(inside[0], inside[1], modules, str(path))

@@ -16,20 +16,20 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from typing import Any, Protocol
 
+from .. import settings
 from ..model.manifest import Assignment, GradescopeSettings, Problem
 from ..sandbox import errors
 from ..sandbox.errors import StudentCallError
 from ..sandbox.exchange import Exchange
+from ..settings import BUDGET_FACTOR, DEADLINE_FRACTION, GRADER_SECONDS, RESTART_SECONDS
 from .observers import Observer
 
-BUDGET_FACTOR = 4  # > 3: three crashing calls of one function still leave the problem's other functions graded
-RESTART_SECONDS = 5.0  # a worker's start (its torch import) at 0.5 CPU: 3-5 s measured
-DEADLINE_FRACTION = 0.8  # of Gradescope's overall timeout: leaves the last call and results.json a minute and more
-DEADLINE_ENV = "AUTOGRADER_DEADLINE"  # epoch seconds; the zip's entry point sets it when it starts
+DEADLINE_ENV = settings.AUTOGRADER_DEADLINE.name  # epoch seconds; the zip's entry point sets it when it starts
 
 
 def problem_budget(problem: Problem) -> float:
@@ -47,8 +47,52 @@ def time_bound(assignment: Assignment, restart_seconds: float = RESTART_SECONDS)
     up to ``sandbox.process.INTERRUPT_SECONDS`` before a worker that does not is killed); the deadline rule
     covers a machine slow enough for that to matter.
     """
-    per_problem = [problem_budget(p) + p.limits.call_seconds + (BUDGET_FACTOR + 1) * restart_seconds for p in assignment.problems]
-    return restart_seconds + sum(per_problem)
+    return restart_seconds + sum(problem_bound(p, restart_seconds) for p in assignment.problems)
+
+
+def problem_bound(problem: Problem, restart_seconds: float = RESTART_SECONDS) -> float:
+    """One problem's share of ``time_bound``: its budget, one last call, and ``BUDGET_FACTOR + 1`` restarts."""
+    return problem_budget(problem) + problem.limits.call_seconds + (BUDGET_FACTOR + 1) * restart_seconds
+
+
+def deadline_seconds(assignment: Assignment) -> float:
+    """Seconds from the start of grading after which no call runs: ``DEADLINE_FRACTION`` of Gradescope's timeout."""
+    return DEADLINE_FRACTION * assignment.gradescope.timeout_minutes * 60
+
+
+def room_for_a_problem(assignment: Assignment) -> float:
+    """The largest call limit one more problem could have with the worst case still inside the deadline (<= 0: none)."""
+    left = deadline_seconds(assignment) - GRADER_SECONDS - time_bound(assignment) - (BUDGET_FACTOR + 1) * RESTART_SECONDS
+    return math.floor(left / (BUDGET_FACTOR + 1) * 10) / 10
+
+
+def bound_problem(assignment: Assignment) -> str | None:
+    """None when the worst case, with ``GRADER_SECONDS`` for otter and the grader, ends before the deadline; else why not
+    and which limits to change, for ``validate`` and ``build`` to print."""
+    bound, deadline = time_bound(assignment), deadline_seconds(assignment)
+    if bound + GRADER_SECONDS <= deadline:
+        return None
+    over = bound + GRADER_SECONDS - deadline
+    per_second = BUDGET_FACTOR + 1  # a second of call limit costs its budget share and the last call's second
+    fixed = RESTART_SECONDS + len(assignment.problems) * (BUDGET_FACTOR + 1) * RESTART_SECONDS
+    shares = ", ".join(f"{p.module} {p.limits.call_seconds:g} s -> {problem_bound(p):g} s" for p in assignment.problems)
+    minutes = math.ceil((bound + GRADER_SECONDS) / DEADLINE_FRACTION / 60)
+    lines = [
+        f"the worst case of a submission, {bound:g} s in student code and worker restarts plus {GRADER_SECONDS:g} s for otter "
+        f"and the grader, passes the deadline of {deadline:g} s ({DEADLINE_FRACTION:.0%} of the "
+        f"{assignment.gradescope.timeout_minutes:g}-minute timeout) by {over:g} s.",
+        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR + 1} worker "
+        f"restarts of {RESTART_SECONDS:g} s: {shares}; plus the first start, {RESTART_SECONDS:g} s.",
+    ]
+    if fixed + GRADER_SECONDS < deadline:
+        cut = math.ceil(over / per_second * 10) / 10
+        lines.append(f"  To fit: take {cut:g} s off the problems' call limits together (limits.call_seconds in their "
+                     f"problem.yaml, or problem_defaults in assignment.yaml: each second saves {per_second:g} s), "
+                     f"or raise gradescope.timeout_minutes in assignment.yaml to {minutes} (and the timeout on Gradescope).")
+    else:
+        lines.append(f"  The restarts alone take {fixed:g} s for {len(assignment.problems)} problems: raise "
+                     f"gradescope.timeout_minutes in assignment.yaml to {minutes} (and the timeout on Gradescope).")
+    return "\n".join(lines)
 
 
 def describe(assignment: Assignment) -> str:

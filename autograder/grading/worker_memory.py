@@ -13,11 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.manifest import Assignment
+from ..settings import MIN_ROOM_MB
 from . import cgroupfs
-
-# Room the reference's own data need (48 MB measured: the long random-features test), with margin:
-# never give the worker less, or correct solutions would fail (a grader fault).
-MIN_ROOM_MB = 96
 
 
 @dataclass(frozen=True)
@@ -30,11 +27,11 @@ class WorkerMemory:
 
 
 def choose(assignment: Assignment, container: cgroupfs.MemoryLimit | None = None) -> WorkerMemory:
-    """The worker's room under ``container`` (default: read this process's cgroups), capped by the problems' own limits."""
+    """The worker's room under ``container`` (default: read this process's cgroups), capped by the assignment's ``worker_memory_mb``."""
     container = container or cgroupfs.memory_limit()
     settings = assignment.gradescope
     if container.readable and container.mb is None:
-        return WorkerMemory(assignment.max_memory_mb, "no container memory limit: the problems' own limit, beyond the worker's imports")
+        return WorkerMemory(assignment.worker_memory_mb, "no container memory limit: the assignment's worker_memory_mb, beyond the worker's imports")
     total, where = (container.mb, container.source) if container.readable else (settings.memory_mb, f"assumed from the manifest ({container.source})")
     room = total - settings.grader_memory_mb
     reason = f"container {total} MB ({where}) - grader's share {settings.grader_memory_mb} MB, beyond the worker's imports"
@@ -44,7 +41,7 @@ def choose(assignment: Assignment, container: cgroupfs.MemoryLimit | None = None
         warning = (f"the container's memory ({total} MB) leaves only {room} MB for the student's code after the grader's share; "
                    f"the worker gets {MIN_ROOM_MB} MB anyway: raise the assignment's memory on Gradescope to at least {needed} MB")
         room = MIN_ROOM_MB
-    return WorkerMemory(min(assignment.max_memory_mb, room), reason, warning)
+    return WorkerMemory(min(assignment.worker_memory_mb, room), reason, warning)
 
 
 def gradescope_room(assignment: Assignment) -> WorkerMemory:

@@ -1,7 +1,14 @@
-"""Read and validate the YAML manifests: the assignment and one per problem."""
+"""Read and validate the YAML manifests: the assignment and one per problem.
+
+What is declared once: a test's points at its ``@test_case(points=...)`` (a problem's points and the assignment's total
+are their sums, read from the test files without running them), a problem's module name by its folder, and what every
+problem shares (the test-file lists, a call limit) under ``problem_defaults:`` in ``assignment.yaml``.
+"""
 
 from __future__ import annotations
 
+import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,12 +22,21 @@ class ManifestError(Exception):
     """A manifest is missing, unreadable, or has a key of the wrong kind."""
 
 
+CALLABLES_FILE = "callables.py"  # functions a problem's tests pass to the student by name (``Named("...")``)
+
+
+@functools.cache
+def callables_source(module: str) -> str | None:
+    """The source of ``assignments/<module>/callables.py``, which the worker runs to build what a test names, if any."""
+    path = paths.ASSIGNMENTS / module / CALLABLES_FILE
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
 @dataclass(frozen=True)
 class Limits:
-    """Per-call wall clock and per-worker memory for one problem."""
+    """Per-call wall clock for one problem."""
 
     call_seconds: float
-    memory_mb: int  # address space student code may add to the worker's own, beyond its imports
 
 
 # Gradescope's values for a results.json entry's ``visibility``.
@@ -56,11 +72,11 @@ class GradescopeSettings:
 
 @dataclass(frozen=True)
 class Problem:
-    """One problem folder: ``assignments/<module>/problem.yaml``."""
+    """One problem folder: ``assignments/<module>/problem.yaml`` over the assignment's ``problem_defaults``."""
 
     module: str
     title: str
-    points: float
+    points: float  # the sum of its tests' points (plus ``hidden_points`` in a handout, which ships no hidden tests)
     limits: Limits
     public_tests: tuple[Path, ...]
     hidden_tests: tuple[Path, ...]
@@ -71,6 +87,12 @@ class Problem:
         files = [(p, False) for p in self.public_tests]
         return files + [(p, True) for p in self.hidden_tests] if include_hidden else files
 
+    @property
+    def callables(self) -> Path | None:
+        """The problem's ``callables.py`` (functions its tests pass by name), if it has one."""
+        path = self.folder / CALLABLES_FILE
+        return path if path.is_file() else None
+
 
 @dataclass(frozen=True)
 class Assignment:
@@ -79,9 +101,9 @@ class Assignment:
     name: str
     title: str
     python: str
-    total_points: float
     problems: tuple[Problem, ...]
     gradescope: GradescopeSettings
+    worker_memory_mb: int  # the student's room where the machine sets no memory limit (a staff laptop, a student's own)
 
     def problem(self, module: str) -> Problem:
         """The problem whose module is ``module``."""
@@ -96,9 +118,9 @@ class Assignment:
         return [p.module for p in self.problems]
 
     @property
-    def max_memory_mb(self) -> int:
-        """The memory limit a worker serving every problem needs."""
-        return max(p.limits.memory_mb for p in self.problems)
+    def total_points(self) -> float:
+        """The points of every test of every problem."""
+        return sum(p.points for p in self.problems)
 
 
 def safe_load(text: str) -> Any:
@@ -156,30 +178,95 @@ def _test_list(data: dict, path: Path, key: str) -> tuple[Path, ...]:
     return tuple(files)
 
 
-def load_problem(folder: Path) -> Problem:
-    """Read ``folder/problem.yaml``."""
+def merged(defaults: dict, own: dict) -> dict:
+    """``own`` over ``defaults``: mappings merge key by key, anything else in ``own`` replaces the default."""
+    combined = dict(defaults)
+    for key, value in own.items():
+        combined[key] = merged(combined[key], value) if isinstance(value, dict) and isinstance(combined.get(key), dict) else value
+    return combined
+
+
+# Keys an older manifest declared that are now derived or gone, and where the fact lives instead.
+_RETIRED = {
+    "module": "the module name is the folder's name",
+    "points": "a problem's points are the sum of its tests' @test_case(points=...)",
+    "limits.memory_mb": "one worker serves every problem, so its memory is the assignment's: 'worker_memory_mb' in "
+                        "assignment.yaml (the container's room wins on Gradescope)",
+}
+
+
+def _refuse_retired(data: dict, path: Path, retired: dict[str, str]) -> None:
+    for key, instead in retired.items():
+        node: Any = data
+        for part in key.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if node is not None:
+            raise ManifestError(f"{path}: remove key '{key}': {instead}")
+
+
+def _is_test_case(decorator: ast.expr) -> bool:
+    func = decorator.func if isinstance(decorator, ast.Call) else None
+    return isinstance(func, ast.Name) and func.id == "test_case" or isinstance(func, ast.Attribute) and func.attr == "test_case"
+
+
+def points_in(path: Path) -> float:
+    """The points of the ``@test_case`` functions of a test file, read from its source without running it."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    except SyntaxError as exc:
+        raise ManifestError(f"{path}: line {exc.lineno}: {exc.msg}") from None
+    total = 0.0
+    for node in ast.walk(tree):
+        for decorator in getattr(node, "decorator_list", []):
+            if not _is_test_case(decorator):
+                continue
+            given = [k.value for k in decorator.keywords if k.arg == "points"]
+            if not given:
+                raise ManifestError(f"{path}: line {decorator.lineno}: test {node.name} has no points=; give each "
+                                    "@test_case its points, e.g. @test_case(points=1)")
+            value = given[0]
+            if not (isinstance(value, ast.Constant) and type(value.value) in (int, float) and value.value > 0):
+                raise ManifestError(f"{path}: line {decorator.lineno}: test {node.name} should have a positive number "
+                                    f"written out as its points= (the manifests add them up without running the file), "
+                                    f"got {ast.unparse(value)}")
+            total += float(value.value)
+    return total
+
+
+def load_problem(folder: Path, defaults: dict | None = None) -> Problem:
+    """Read ``folder/problem.yaml`` over ``defaults`` (the assignment's ``problem_defaults``)."""
     path = folder / "problem.yaml"
-    data = _read(path)
-    module = _get(data, path, "module", str, "the module name, e.g. qkv_arithmetic")
-    if module != folder.name:
-        raise ManifestError(f"{path}: key 'module' is {module!r} but the folder is {folder.name!r}; they must match")
-    limits = Limits(
-        call_seconds=_positive(float(_get(data, path, "limits.call_seconds", (int, float), "seconds per call")), path, "limits.call_seconds"),
-        memory_mb=int(_positive(_get(data, path, "limits.memory_mb", int, "megabytes for the worker"), path, "limits.memory_mb")),
-    )
+    own = _read(path)
+    _refuse_retired(own, path, _RETIRED)
+    data = merged(defaults or {}, own)
+    module = folder.name
+    if not module.isidentifier() or module.startswith("_"):
+        raise ManifestError(f"{path}: the folder's name {module!r} is the module's name, so it must be a Python "
+                            "identifier that does not start with '_'")
+    limits = Limits(call_seconds=_positive(float(_get(data, path, "limits.call_seconds", (int, float), "seconds per call")),
+                                           path, "limits.call_seconds"))
+    public, hidden = _test_list(data, path, "tests.public"), _test_list(data, path, "tests.hidden")
+    hidden_points = float(_get(data, path, "hidden_points", (int, float), "points")) if "hidden_points" in data else 0.0
+    if hidden_points and hidden:
+        raise ManifestError(f"{path}: key 'hidden_points' is written by the handout for a problem shipped without its "
+                            "hidden tests; with hidden tests listed, their points are read from them: remove it")
+    points = sum(points_in(p) for p in (*public, *hidden)) + hidden_points
+    if points <= 0:
+        raise ManifestError(f"{path}: the problem's tests carry no points; give each @test_case its points=")
     return Problem(
         module=module,
         title=_get(data, path, "title", str, "a title string"),
-        points=_positive(float(_get(data, path, "points", (int, float), "a number of points")), path, "points"),
+        points=points,
         limits=limits,
-        public_tests=_test_list(data, path, "tests.public"),
-        hidden_tests=_test_list(data, path, "tests.hidden"),
+        public_tests=public,
+        hidden_tests=hidden,
         folder=folder,
     )
 
 
 # Gradescope's documented defaults, for a manifest without a ``gradescope:`` section; the grader's share is measured.
 GRADESCOPE_DEFAULTS = {"timeout_minutes": 10, "cpus": 0.5, "memory_mb": 768, "grader_memory_mb": 368}
+WORKER_MEMORY_MB = 3500  # the student's room where no container limit exists: far above any test's need, below a laptop's
 
 
 def _gradescope(data: dict, path: Path) -> GradescopeSettings:
@@ -219,21 +306,24 @@ def load(path: Path | None = None) -> Assignment:
     """Read the assignment manifest and every problem manifest it lists."""
     path = Path(path or paths.ASSIGNMENT_MANIFEST)
     data = _read(path)
+    _refuse_retired(data, path, {"total_points": "the total is the sum of the problems' points, read from their tests"})
     modules = _get(data, path, "problems", list, "a list of problem module names in order")
+    defaults = _get(data, path, "problem_defaults", dict, "what every problem.yaml may leave out") if "problem_defaults" in data else {}
     problems = []
     for module in modules:
         if not isinstance(module, str) or not (path.parent / module).is_dir():
             raise ManifestError(f"{path}: key 'problems' lists {module!r}, but there is no folder {path.parent / str(module)}")
-        problems.append(load_problem(path.parent / module))
-    total_points = float(_get(data, path, "total_points", (int, float), "the total number of points"))
-    total = sum(p.points for p in problems)
-    if abs(total - total_points) > 1e-9:
-        raise ManifestError(f"{path}: key 'total_points' is {total_points:g} but the problems add up to {total:g}")
+        if module in [p.module for p in problems]:
+            raise ManifestError(f"{path}: key 'problems' lists {module!r} twice")
+        problems.append(load_problem(path.parent / module, defaults))
+    memory = data.get("worker_memory_mb", WORKER_MEMORY_MB)
+    if not isinstance(memory, int) or isinstance(memory, bool) or memory <= 0:
+        raise ManifestError(f"{path}: key 'worker_memory_mb' should be a positive number of MB, got {memory!r}")
     return Assignment(
         name=_get(data, path, "name", str, "a short assignment name"),
         title=_get(data, path, "title", str, "a title string"),
         python=str(_get(data, path, "python", (str, float), "a Python version such as '3.11'")),
-        total_points=total_points,
         problems=tuple(problems),
         gradescope=_gradescope(data, path),
+        worker_memory_mb=memory,
     )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import settings
+
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-ROOT = Path(os.environ.get("AUTOGRADER_ROOT", PACKAGE_DIR.parent)).resolve()
+ROOT = Path(settings.AUTOGRADER_ROOT.value() or PACKAGE_DIR.parent).resolve()
 ASSIGNMENTS = ROOT / "assignments"
 REFERENCE = ROOT / "reference"
 TEMPLATES = ROOT / "student_template"

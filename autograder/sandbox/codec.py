@@ -24,7 +24,7 @@ def to_array(v: Any) -> tuple[np.ndarray, str] | None:
 GRADER_MAKE = {
     "tensor": lambda a: a,
     "generator": lambda seed: wire.Seeded(seed),
-    "named": lambda name: wire.Named(name),
+    "named": lambda name, source=None: wire.Named(name),  # a marker only: the grader builds nothing a reply names
 }
 
 

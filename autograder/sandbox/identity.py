@@ -17,11 +17,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import settings
+from ..settings import KILL_SECONDS, UID_COUNT
 from .worker import cleanup, procfs
 
-UID_BASE = int(os.environ.get("AUTOGRADER_UID_BASE", "64000"))
-UID_COUNT = 512
-KILL_SECONDS = 10.0
+UID_BASE = int(settings.AUTOGRADER_UID_BASE.value())
 
 
 class IdentityError(RuntimeError):

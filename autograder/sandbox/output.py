@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-OUTPUT_LIMIT = 64 * 1024
+from ..settings import OUTPUT_LIMIT
 
 
 @dataclass

@@ -27,15 +27,16 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import settings
+from ..settings import TMP_MB
 from .errors import SandboxUnavailable
 from .runtime import WORKER_DIR, Box, Interpreter
 from .worker import procfs
 
-TMP_MB = 64  # the worker's private /tmp lives in memory: cap it where bubblewrap can, or files there escape the memory limit
 INSIDE_WORKER_DIR = "/grader"
 INSIDE_SUBMISSION = "/submission"
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")
-PORTABLE_ENV = "AUTOGRADER_PORTABLE"  # =1: a self-check takes the portable path (sandbox.portable)
+PORTABLE_ENV = settings.AUTOGRADER_PORTABLE.name  # =1: a self-check takes the portable path (sandbox.portable)
 LINUX_MODULES = ("fcntl", "termios", "resource")
 
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ..settings import SPARES
 from . import codec, errors, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
@@ -30,7 +31,6 @@ from .output import Drain, OutputBuffer
 from .worker import wire
 
 WORKER = Path(__file__).resolve().parent / "worker" / "portable_main.py"
-SPARES = min(max(os.cpu_count() or 2, 2), 4)  # children importing torch ahead of the modules that will need them
 
 
 def describe(reason: str) -> str:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..settings import INTERRUPT_SECONDS, WATCH_SECONDS
 from . import identity, policy
 from .output import Drain, OutputBuffer
 from .worker import cleanup, procfs, wire
@@ -25,9 +26,6 @@ from .worker import cleanup, procfs, wire
 if TYPE_CHECKING:
     from .setup import SandboxSetup
 
-INTERRUPT_SECONDS = 5.0
-
-WATCH_SECONDS = 0.25  # how often a running call's written files are measured
 
 
 class UnreadableReply(wire.WireError):

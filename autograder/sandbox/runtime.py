@@ -26,11 +26,12 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import settings
 from .worker.cleanup import remove_tree
 
 WORKER_DIR = Path(__file__).resolve().parent / "worker"  # the code copied into each box
 WORKER_FILES = ("main.py", "serving.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py", "isolation.py")
-CACHE = Path(os.environ.get("AUTOGRADER_CACHE", "/var/cache/autograder"))
+CACHE = Path(settings.AUTOGRADER_CACHE.value())
 SKIPPED_IN_MIRROR = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
 
 

@@ -31,7 +31,7 @@ IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?
 README = """\
 # {title}
 
-Six problems, one Python module each. Statements: `assignments/<module>/README.md`.
+{count} problems, one Python module each. Statements: `assignments/<module>/README.md`.
 Your code goes in `student_template/<module>.py` (replace each `raise NotImplementedError`).
 Public tests: {public} of the {total} points; hidden tests, run on Gradescope after you submit, carry the rest.
 
@@ -59,11 +59,11 @@ python -m autograder check                              # every problem, files i
 python -m autograder check student_template -p {first}   # one problem
 ```
 
-In a notebook opened in this folder (`{notebook}` walks the six problems):
+In a notebook opened in this folder (`{notebook}` walks the problems):
 
 ```python
 import autograder
-autograder.check("{first}")    # one problem; autograder.check() for all six
+autograder.check("{first}")    # one problem; autograder.check() for all of them
 ```
 
 Each failure shows the call, the expected value, what came back and where they differ. The exit
@@ -75,18 +75,18 @@ passing the public tests does not guarantee full marks.
 ## Submit
 
 ```sh
-make submission        # writes submission.zip with the six module files from student_template/
+make submission        # writes submission.zip with the module files from student_template/
 ```
 
-Without `make`: zip the six files {files} (at the top level of the zip) yourself.
-Upload `submission.zip` to Gradescope. Only these six files are read; anything else is ignored.
+Without `make`: zip the {count} files {files} (at the top level of the zip) yourself.
+Upload `submission.zip` to Gradescope. Only these files are read; anything else is ignored.
 """
 
 STUB_HEADER = ("# Problem stub: replace each `raise NotImplementedError` (TODO) with your code. Check it with "
                "`python -m autograder check`, or autograder.check() in the notebook.\n")
 
 MAKEFILE = """\
-# `make submission`: zip the six modules of student_template/ for Gradescope.
+# `make submission`: zip the modules of student_template/ for Gradescope.
 PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 MODULES := {modules}
 
@@ -127,6 +127,11 @@ def _write_problem(problem: manifest.Problem, stage: Path) -> None:
         shutil.copy(path, folder / rel)
         public.append(str(rel))
     data["tests"] = {"public": public, "hidden": []}
+    hidden = sum(manifest.points_in(path) for path in problem.hidden_tests)
+    if hidden:  # the hidden tests stay behind, their points do not: the self-check says what share the public ones carry
+        data["hidden_points"] = hidden
+    if problem.callables is not None:  # what the public tests may name (Named("...")): the grader sends it to the worker
+        shutil.copy(problem.callables, folder / problem.callables.name)
     support = support_path(problem.module)
     if support.is_file():  # helpers the public tests share with the hidden ones (no hidden inputs in it)
         shutil.copy(support, folder / "tests" / support.name)
@@ -160,7 +165,7 @@ def stage_handout(stage: Path, assignment: Assignment) -> None:
     shutil.copy(paths.ROOT / "requirements-student.txt", stage / "requirements.txt")
     starter_notebook.write(assignment, stage / starter_notebook.NAME)
     files = ", ".join(f"`{m}.py`" for m in assignment.modules)
-    (stage / "README.md").write_text(README.format(title=assignment.title, first=assignment.modules[0], files=files,
+    (stage / "README.md").write_text(README.format(title=assignment.title, first=assignment.modules[0], files=files, count=len(assignment.problems),
                                                    notebook=starter_notebook.NAME, public=_public_points(assignment),
                                                    total=f"{assignment.total_points:g}"), encoding="utf-8")
     (stage / "Makefile").write_text(MAKEFILE.format(modules=" ".join(assignment.modules)), encoding="utf-8")

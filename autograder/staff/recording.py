@@ -22,16 +22,15 @@ import numpy as np
 from ..expected import records
 from ..expected.store import Entry, Store, decode, encode_inputs, exact_key
 from ..model import manifest
-from ..model.manifest import Problem
+from ..model.manifest import Problem, callables_source
 from ..sandbox.session import StudentCallError
 from ..sandbox.worker import serving, wire
+from ..settings import HINT_MAX_ELEMENTS
 from ..testkit import calls
 from . import solutions
 
 # Whether the call being recorded belongs to a public test file (the handout carries only those).
 PUBLIC: contextvars.ContextVar[bool] = contextvars.ContextVar("recording_public", default=False)
-# Hints compare values: mistakes run on small inputs only, and outputs too large to ship are not kept.
-HINT_MAX_ELEMENTS = 100_000
 
 
 class RecordingError(Exception):
@@ -52,10 +51,10 @@ def _same_bits(a: tuple[Any, list[np.ndarray]], b: tuple[Any, list[np.ndarray]])
         x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(a[1], b[1]))
 
 
-def _run(impl: Any, args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
+def _run(impl: Any, args: tuple, kwargs: dict, callables: str | None = None) -> tuple[Any, list[np.ndarray]]:
     """Run a trusted implementation on the inputs as the worker would receive them; its output as the worker sends it."""
     tree, arrays = encode_inputs(args, kwargs)
-    call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers())
+    call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers(callables))
     return _as_sent(impl(*call_args, **call_kwargs))
 
 
@@ -67,6 +66,7 @@ class Recorder:
 
         torch.set_num_threads(1)  # the same reduction order as in the worker
         self.module = module
+        self.callables = callables_source(module)  # what the problem's tests may name (Named("..."))
         self.reference = solutions.reference(module)
         self.mistakes = solutions.mistakes(module)
         self.store = Store(module, hints={v.name: v.hint for v in self.mistakes}, signatures=self._signatures())
@@ -93,7 +93,7 @@ class Recorder:
 
     def _output(self, key: str, func: str, args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
         if key not in self._outputs:
-            self._outputs[key] = _run(getattr(self.reference, func), args, kwargs)
+            self._outputs[key] = _run(getattr(self.reference, func), args, kwargs, self.callables)
         return self._outputs[key]
 
     def expected(self, func: str, args: tuple, kwargs: dict) -> Any:
@@ -112,7 +112,7 @@ class Recorder:
                 if impl is None or impl is getattr(self.reference, func):
                     continue
                 try:
-                    out = _run(impl, args, kwargs)
+                    out = _run(impl, args, kwargs, self.callables)
                 except Exception:  # noqa: BLE001 - a mistake that cannot run here gives no hint
                     continue
                 if _size(out) <= HINT_MAX_ELEMENTS and not _same_bits(out, output):

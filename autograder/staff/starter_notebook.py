@@ -1,4 +1,4 @@
-"""The handout's starter notebook: the six problems, a check cell each, and two pictures that teach.
+"""The handout's starter notebook: every problem, a check cell each, and two pictures that teach.
 
 Built with nbformat when the handout is made. Its check cells call ``autograder.check`` (the student's
 modules run out of process); the plot cells import the student's module only once its public tests pass.

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..gradescope import build
-from ..grading import grader, worker_memory
+from ..grading import grader, time_rules, worker_memory
 from ..grading.grader import grade_problem
 from ..grading.runner import load_tests
 from ..model import manifest, paths
@@ -71,8 +71,8 @@ def grade_variants(problem: Problem, variants: list[tuple[str, str, str]] | None
     tests = load_tests(problem, include_hidden=True)
     names = {label: f"{problem.module}__{re.sub(r'[^0-9a-zA-Z_]', '_', label)}" for label, _, _ in variants}
     sources = {names[label]: source.encode() for label, _, source in variants}
-    # The room Gradescope's container gives (not the problem's own, larger limit): what fails there fails here.
-    session = WorkerSession(memory_mb=min(problem.limits.memory_mb, worker_memory.gradescope_room(manifest.load()).mb), start_now=True)
+    # The room Gradescope's container gives (not the assignment's larger worker_memory_mb): what fails there fails here.
+    session = WorkerSession(memory_mb=worker_memory.gradescope_room(manifest.load()).mb, start_now=True)
     try:
         session.switch(session.stage(sources))
         return [Outcome(label, kind, grade_problem(problem, tests, session, worker_name=names[label])) for label, kind, _ in variants]
@@ -154,6 +154,7 @@ class Table:
 
     title: str
     rows: list[Row]
+    note: str = ""  # what to do about a MISS, when the rows cannot say it
 
     @property
     def misses(self) -> int:
@@ -169,10 +170,19 @@ def problem_table(problem: Problem, assignment: Assignment, workdir: Path) -> Ta
     return Table(f"{problem.module} — {problem.title}", rows)
 
 
+def time_table(assignment: Assignment) -> Table:
+    """The worst case of any submission, with a minute for otter and the grader, ends before Gradescope's deadline."""
+    worst = time_rules.time_bound(assignment) + time_rules.GRADER_SECONDS
+    deadline = time_rules.deadline_seconds(assignment)
+    row = Row("worst case + grader", f"<= the deadline, {deadline:g} s", f"{worst:g} s", worst <= deadline)
+    return Table("Time rules", [row], time_rules.bound_problem(assignment) or "")
+
+
 def tables(assignment: Assignment, modules: list[str] | None = None, with_zip: bool = False) -> Iterator[Table]:
     """The tables of a validation, one per problem (and one for the Gradescope zip), each as soon as it is graded."""
     workdir = Path(tempfile.mkdtemp(prefix="autograder-validate-"))
     try:
+        yield time_table(assignment)
         for problem in assignment.problems:
             if modules is None or problem.module in modules:
                 yield problem_table(problem, assignment, workdir)

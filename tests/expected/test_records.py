@@ -104,8 +104,11 @@ def test_fingerprint_follows_reference_tests_and_mistakes(tmp_path, monkeypatch)
     (root / "assignments" / module / "README.md").write_text("statement only")
     seen.add(records.fingerprint(module))
     yaml_path = root / "assignments" / module / "problem.yaml"
-    yaml_path.write_text(yaml_path.read_text().replace("call_seconds: 5", "call_seconds: 1"))
+    yaml_path.write_text(yaml_path.read_text() + "limits: {call_seconds: 1}\n")
     seen.add(records.fingerprint(module))
     assert len(seen) == 4  # neither the statement nor a time limit changes what is recorded
-    yaml_path.write_text(yaml_path.read_text().replace("hidden: [tests/hidden.py]", "hidden: []"))
+    yaml_path.write_text(yaml_path.read_text() + "tests: {hidden: []}\n")
     assert records.fingerprint(module) not in seen  # the tests that run do
+    seen.add(records.fingerprint(module))
+    (root / "assignments" / module / "callables.py").write_text("def relu(x):\n    return x\n")
+    assert records.fingerprint(module) not in seen  # and so do the functions its tests pass by name

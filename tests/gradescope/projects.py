@@ -27,14 +27,13 @@ def build_zip(dest: Path, problems: list[str] | None = None, call_seconds: float
     manifest_path = project / "assignments" / "assignment.yaml"
     assignment = yaml.safe_load(manifest_path.read_text())
     kept = problems or assignment["problems"]
-    total = 0.0
     for module in kept:
         problem_path = project / "assignments" / module / "problem.yaml"
         problem = yaml.safe_load(problem_path.read_text())
-        problem["limits"]["call_seconds"] = call_seconds or problem["limits"]["call_seconds"]
+        if call_seconds:
+            problem["limits"] = dict(problem.get("limits") or {}, call_seconds=call_seconds)
         problem_path.write_text(yaml.safe_dump(problem))
-        total += problem["points"]
-    manifest_path.write_text(yaml.safe_dump(dict(assignment, problems=kept, total_points=total)))
+    manifest_path.write_text(yaml.safe_dump(dict(assignment, problems=kept)))
     out = dest / "autograder.zip"
     env = dict(os.environ, AUTOGRADER_ROOT=str(project))
     proc = subprocess.run([sys.executable, "-m", "autograder", "build", "--out", str(out)], cwd=project, env=env,

@@ -7,6 +7,7 @@ import pytest
 from autograder.expected import records
 from autograder.expected.store import decode
 from autograder.grading import runner
+from autograder.model import manifest
 from autograder.staff import recording, solutions
 from autograder.testkit.calls import Call
 from autograder.testkit.checks import CheckFailure
@@ -90,3 +91,16 @@ def test_the_run_decides_what_a_failing_test_reveals(hidden):
     (result,) = runner.run_tests([spec], {}, "m")
     assert not result.passed and "got 7" in result.message
     assert ("123456789" in result.message) is not hidden, result.message
+
+
+def test_tests_the_manifest_cannot_read_from_their_decorators_are_refused(tmp_path):
+    folder = tmp_path / "qkv_arithmetic"
+    (folder / "tests").mkdir(parents=True)
+    (folder / "tests" / "public.py").write_text(
+        "from autograder.testkit import test_case\nOK_FORMAT = False\n\n@test_case(points=1)\ndef test_a(m):\n    pass\n\n"
+        "def _b(m):\n    pass\n\ntest_b = test_case(points=2)(_b)  # not a decorator: the manifest does not see its points\n")
+    (folder / "problem.yaml").write_text("title: T\nlimits: {call_seconds: 5}\ntests: {public: [tests/public.py], hidden: []}\n")
+    problem = manifest.load_problem(folder)
+    assert problem.points == 1
+    with pytest.raises(manifest.ManifestError, match=r"worth 3 points.*say 1.*@test_case\(points=\.\.\.\) decorator"):
+        runner.load_tests(problem, include_hidden=True)

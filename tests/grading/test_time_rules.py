@@ -7,7 +7,7 @@ import pytest
 
 from autograder.grading import grader, time_rules
 from autograder.grading.observers import Observer
-from autograder.model import paths
+from autograder.model import manifest, paths
 from autograder.sandbox.errors import StudentCallError
 from autograder.sandbox.exchange import Exchange
 from tests.helpers import reference_submission
@@ -118,9 +118,34 @@ def test_the_deadline_is_inherited_through_the_environment(assignment, monkeypat
 
 def test_the_stated_worst_case_never_reaches_the_deadline(assignment):
     # A configuration check, not a timing: call limits, budgets and restarts whose worst case, with a
-    # minute for otter and the grader, could reach the deadline (75% of Gradescope's timeout) fail here.
+    # minute for otter and the grader, could reach the deadline (80% of Gradescope's timeout) fail here.
     deadline = time_rules.DEADLINE_FRACTION * assignment.gradescope.timeout_minutes * 60
-    assert time_rules.time_bound(assignment) + 60 <= deadline
+    assert time_rules.time_bound(assignment) + time_rules.GRADER_SECONDS <= deadline == time_rules.deadline_seconds(assignment)
+    assert time_rules.bound_problem(assignment) is None, time_rules.bound_problem(assignment)
+
+
+def test_a_problem_that_breaks_the_bound_is_told_which_limits_to_change(assignment):
+    extra = dataclasses.replace(assignment.problems[0], module="multi_query", limits=manifest.Limits(call_seconds=5))
+    more = dataclasses.replace(assignment, problems=(*assignment.problems, extra))
+    over = time_rules.time_bound(more) + time_rules.GRADER_SECONDS - time_rules.deadline_seconds(more)
+    assert over > 0
+    text = time_rules.bound_problem(more)
+    assert f"by {over:g} s" in text and "multi_query 5 s -> " in text
+    cut = float(text.split("take ")[1].split(" s off")[0])
+    fitted = dataclasses.replace(extra, limits=manifest.Limits(call_seconds=5 - cut))
+    assert time_rules.bound_problem(dataclasses.replace(more, problems=(*assignment.problems, fitted))) is None
+    minutes = int(text.split("gradescope.timeout_minutes in assignment.yaml to ")[1].split()[0])
+    longer = dataclasses.replace(more.gradescope, timeout_minutes=minutes)
+    assert time_rules.bound_problem(dataclasses.replace(more, gradescope=longer)) is None
+
+
+def test_room_for_a_problem_is_the_largest_call_limit_that_still_fits(assignment):
+    room = time_rules.room_for_a_problem(assignment)
+    if room <= 0:
+        pytest.skip("the assignment leaves no room for another problem")  # the test above covers what it says then
+    for seconds, fits in ((room, True), (room + 0.5, False)):
+        extra = dataclasses.replace(assignment.problems[0], module="multi_query", limits=manifest.Limits(call_seconds=seconds))
+        assert (time_rules.bound_problem(dataclasses.replace(assignment, problems=(*assignment.problems, extra))) is None) == fits
 
 
 def test_a_hanging_function_costs_one_limit_and_the_rest_of_the_problem_still_runs(assignment, tmp_path):

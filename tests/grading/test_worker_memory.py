@@ -21,9 +21,9 @@ def test_an_unreadable_limit_assumes_the_manifest(assignment):
     assert chosen.mb == START + 1024 - settings.grader_memory_mb and "assumed from the manifest" in chosen.reason
 
 
-def test_no_container_limit_or_a_large_one_gives_the_problems_own_limit(assignment):
-    assert worker_memory.choose(assignment, MemoryLimit(None, "no memory limit")).mb == assignment.max_memory_mb
-    assert worker_memory.choose(assignment, MemoryLimit(64 << 10, "big")).mb == assignment.max_memory_mb
+def test_no_container_limit_or_a_large_one_gives_the_assignment_s_worker_memory(assignment):
+    assert worker_memory.choose(assignment, MemoryLimit(None, "no memory limit")).mb == assignment.worker_memory_mb
+    assert worker_memory.choose(assignment, MemoryLimit(64 << 10, "big")).mb == assignment.worker_memory_mb
 
 
 def test_a_container_too_small_for_the_grader_and_the_reference_says_what_to_set(assignment):
@@ -35,5 +35,5 @@ def test_a_container_too_small_for_the_grader_and_the_reference_says_what_to_set
 
 def test_validation_uses_the_room_of_the_manifests_container(assignment):
     room = worker_memory.gradescope_room(assignment)
-    assert room.mb == min(assignment.max_memory_mb, assignment.gradescope.memory_mb - assignment.gradescope.grader_memory_mb)
+    assert room.mb == min(assignment.worker_memory_mb, assignment.gradescope.memory_mb - assignment.gradescope.grader_memory_mb)
     assert "the manifest's Gradescope container" in room.reason

@@ -1,40 +1,64 @@
-"""Manifests load, and a malformed one names the file, the key and what was expected."""
+"""Manifests load, and a malformed one names the file, the key and what was expected; points come from the tests."""
 
 import pytest
 
 from autograder.model import manifest
 
+# SPEC.md's table of problems and points: a problem of the contract keeps its points (a course's new problem adds its own).
+SPEC_POINTS = {"qkv_arithmetic": 15, "receptive_field": 10, "complexity": 15, "shift_matrix": 15,
+               "random_features": 20, "causal_linear_attention": 25}
 
-def test_assignment_lists_problems_with_spec_points(assignment):
-    spec_points = {"qkv_arithmetic": 15, "receptive_field": 10, "complexity": 15, "shift_matrix": 15,
-                   "random_features": 20, "causal_linear_attention": 25}
-    for problem in assignment.problems:
-        assert problem.points == spec_points[problem.module]
-        assert problem.limits.call_seconds > 0 and problem.limits.memory_mb > 0
+
+def test_the_spec_s_problems_carry_the_spec_s_points(assignment):
+    assert set(SPEC_POINTS) <= set(assignment.modules)
+    for module, points in SPEC_POINTS.items():
+        assert assignment.problem(module).points == points, module
     assert assignment.total_points == sum(p.points for p in assignment.problems)
+    for problem in assignment.problems:
+        assert problem.limits.call_seconds > 0
 
 
-def _problem_folder(tmp_path, text):
+TEST_FILE = "from autograder.testkit import test_case\nOK_FORMAT = False\n\n@test_case(points={points})\ndef test_a(m):\n    pass\n"
+
+
+def _problem_folder(tmp_path, text, points="2", hidden_points="3"):
     folder = tmp_path / "qkv_arithmetic"
     (folder / "tests").mkdir(parents=True)
-    (folder / "tests" / "public.py").write_text("")
+    (folder / "tests" / "public.py").write_text(TEST_FILE.format(points=points))
+    (folder / "tests" / "hidden.py").write_text(TEST_FILE.format(points=hidden_points).replace("points=", "hidden=True, points="))
     (folder / "problem.yaml").write_text(text)
     return folder
 
 
-GOOD = "title: T\nmodule: qkv_arithmetic\npoints: 15\nlimits: {call_seconds: 5, memory_mb: 100}\ntests: {public: [tests/public.py], hidden: []}\n"
+GOOD = "title: T\nlimits: {call_seconds: 5}\ntests: {public: [tests/public.py], hidden: [tests/hidden.py]}\n"
+DEFAULTS = {"limits": {"call_seconds": 7}, "tests": {"public": ["tests/public.py"], "hidden": ["tests/hidden.py"]}}
 
 
-def test_good_problem_manifest_loads(tmp_path):
+def test_good_problem_manifest_loads_with_its_points_read_from_the_tests(tmp_path):
     problem = manifest.load_problem(_problem_folder(tmp_path, GOOD))
-    assert problem.points == 15 and problem.limits.call_seconds == 5
+    assert problem.points == 5 and problem.limits.call_seconds == 5 and problem.module == "qkv_arithmetic"
+
+
+def test_a_problem_takes_the_assignment_s_defaults_and_its_own_keys_win(tmp_path):
+    problem = manifest.load_problem(_problem_folder(tmp_path, "title: T\n"), DEFAULTS)
+    assert problem.limits.call_seconds == 7 and [p.name for p in problem.hidden_tests] == ["hidden.py"]
+    problem = manifest.load_problem(_problem_folder(tmp_path / "b", "title: T\ntests: {hidden: []}\nlimits: {call_seconds: 2}\n"), DEFAULTS)
+    assert problem.limits.call_seconds == 2 and problem.hidden_tests == () and problem.points == 2
+
+
+def test_a_handout_manifest_keeps_the_points_of_the_hidden_tests_it_leaves_behind(tmp_path):
+    problem = manifest.load_problem(_problem_folder(tmp_path, "title: T\ntests: {hidden: []}\nhidden_points: 3\n"), DEFAULTS)
+    assert problem.points == 5
+    with pytest.raises(manifest.ManifestError, match="hidden_points"):
+        manifest.load_problem(_problem_folder(tmp_path / "b", GOOD + "hidden_points: 3\n"))
 
 
 @pytest.mark.parametrize("text, words", [
-    (GOOD.replace("points: 15", "points: many"), ["'points'", "a number of points", "many"]),
-    (GOOD.replace("limits: {call_seconds: 5, memory_mb: 100}\n", ""), ["missing key 'limits.call_seconds'"]),
+    (GOOD.replace("limits: {call_seconds: 5}\n", ""), ["missing key 'limits.call_seconds'"]),
     (GOOD.replace("call_seconds: 5", "call_seconds: -1"), ["'limits.call_seconds'", "positive"]),
-    (GOOD.replace("module: qkv_arithmetic", "module: other"), ["'module'", "folder"]),
+    (GOOD + "module: qkv_arithmetic\n", ["remove key 'module'", "folder's name"]),
+    (GOOD + "points: 15\n", ["remove key 'points'", "@test_case(points=...)"]),
+    (GOOD.replace("call_seconds: 5", "call_seconds: 5, memory_mb: 100"), ["remove key 'limits.memory_mb'", "worker_memory_mb"]),
     (GOOD.replace("[tests/public.py]", "[tests/nope.py]"), ["'tests.public'", "does not exist"]),
     ("- just\n- a list\n", ["mapping"]),
     ("title: [unclosed\n", ["not valid YAML"]),
@@ -47,16 +71,39 @@ def test_malformed_problem_manifest_is_named(tmp_path, text, words):
         assert word in str(err.value)
 
 
-def test_assignment_total_must_match(tmp_path):
+@pytest.mark.parametrize("points, words", [("POINTS", ["test_a", "positive number written out", "POINTS"]),
+                                           ("0", ["test_a", "positive number"])])
+def test_points_that_cannot_be_read_without_running_the_file_are_named(tmp_path, points, words):
+    with pytest.raises(manifest.ManifestError) as err:
+        manifest.load_problem(_problem_folder(tmp_path, GOOD, points=points))
+    assert "public.py: line 4" in str(err.value)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_a_folder_that_is_no_module_name_is_refused(tmp_path):
+    folder = _problem_folder(tmp_path, GOOD)
+    folder = folder.rename(tmp_path / "multi-query")
+    with pytest.raises(manifest.ManifestError, match="Python identifier"):
+        manifest.load_problem(folder)
+
+
+def test_the_assignment_s_total_is_the_sum_and_is_not_declared(tmp_path):
     _problem_folder(tmp_path, GOOD)
-    (tmp_path / "assignment.yaml").write_text("name: a\ntitle: t\npython: '3.11'\ntotal_points: 99\nproblems: [qkv_arithmetic]\n")
-    with pytest.raises(manifest.ManifestError, match="total_points"):
+    base = "name: a\ntitle: t\npython: '3.11'\nproblems: [qkv_arithmetic]\n"
+    (tmp_path / "assignment.yaml").write_text(base)
+    assert manifest.load(tmp_path / "assignment.yaml").total_points == 5
+    (tmp_path / "assignment.yaml").write_text(base + "total_points: 5\n")
+    with pytest.raises(manifest.ManifestError, match="remove key 'total_points'"):
+        manifest.load(tmp_path / "assignment.yaml")
+    (tmp_path / "assignment.yaml").write_text(base.replace("[qkv_arithmetic]", "[qkv_arithmetic, qkv_arithmetic]"))
+    with pytest.raises(manifest.ManifestError, match="twice"):
         manifest.load(tmp_path / "assignment.yaml")
 
 
 def test_gradescope_settings_default_to_gradescope_s_and_are_checked(tmp_path):
     _problem_folder(tmp_path, GOOD)
-    base = "name: a\ntitle: t\npython: '3.11'\ntotal_points: 15\nproblems: [qkv_arithmetic]\n"
+    base = "name: a\ntitle: t\npython: '3.11'\nproblems: [qkv_arithmetic]\n"
     (tmp_path / "assignment.yaml").write_text(base)
     settings = manifest.load(tmp_path / "assignment.yaml").gradescope
     assert (settings.timeout_minutes, settings.cpus, settings.memory_mb) == (10, 0.5, 768)

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from autograder.model import manifest, paths
 from autograder.staff import batch
@@ -37,8 +38,7 @@ def one_problem(tmp_path, module="qkv_arithmetic"):
     folder = tmp_path / "assignments"
     folder.mkdir()
     (folder / module).symlink_to(paths.ASSIGNMENTS / module)
-    points = manifest.load().problem(module).points
-    (folder / "assignment.yaml").write_text(f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {points:g}\nproblems:\n  - {module}\n')
+    (folder / "assignment.yaml").write_text(yaml.safe_dump(dict(yaml.safe_load(paths.ASSIGNMENT_MANIFEST.read_text()), problems=[module])))
     return manifest.load(folder / "assignment.yaml")
 
 

@@ -11,7 +11,7 @@ import zipfile
 import pytest
 import yaml
 
-from autograder.model import paths
+from autograder.model import manifest, paths
 from autograder.staff import templating
 from autograder.staff.handout import TOP
 
@@ -54,6 +54,8 @@ def test_no_reference_hidden_test_or_mistake_inside(handout, assignment):
         assert f"{TOP}/assignments/{module}/tests/public.py" in names
         problem = yaml.safe_load(texts[f"{TOP}/assignments/{module}/problem.yaml"])
         assert problem["tests"]["hidden"] == []
+        # The hidden tests stay behind, their points do not: the self-check says what share the public tests carry.
+        assert problem["hidden_points"] == sum(manifest.points_in(p) for p in assignment.problem(module).hidden_tests)
     assert not [n for n, t in texts.items() if n.endswith(".py") and "hidden=True" in t]
     for module in assignment.modules:
         secret = {line for line in templating.solution_lines((paths.REFERENCE / f"{module}.py").read_text()) if names_in(line)}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ...gradescope import build
@@ -20,6 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     assignment = manifest.load()
+    too_long = time_rules.bound_problem(assignment)
+    if too_long:
+        print(f"error: not built: {too_long}", file=sys.stderr)
+        return 2
     print(f"wrote {build.build_autograder_zip(Path(args.out))}")
     settings = assignment.gradescope
     print(f"  {settings.describe()} (set these on Gradescope; `make gradescope` checks a run under them)")

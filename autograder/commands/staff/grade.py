@@ -21,7 +21,7 @@ DESCRIPTION = "Grade a submission (a folder or a .zip) with public and hidden te
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("submission", metavar="SUBMISSION", help="a folder or a .zip holding the six module files")
+    parser.add_argument("submission", metavar="SUBMISSION", help="a folder or a .zip holding the module files")
     parser.add_argument("--out", default="results.json", help="where to write results.json (default: ./results.json)")
     parser.add_argument("-q", "--quiet", action="store_true", help="do not print the table")
 

@@ -28,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
     for table in validation.tables(assignment, modules or None, with_zip=args.with_zip):
         misses += table.misses
         print(render(f"\n{table.title}", table.rows), flush=True)
+        if table.note:
+            print(table.note, flush=True)
     print(f"\n{'all as expected' if not misses else f'{misses} MISS(es)'}")
     return 1 if misses else 0
 

@@ -1,57 +1,38 @@
-"""Functions that tests may pass as arguments (e.g. a feature map), named so they can cross.
+"""Build what a test names (``Named("...")``) on the side that calls the function: the worker for the student's call,
+the recording process for the reference's.
 
-Both sides build the same function from its name: the worker for the student's call, the
-grader for the reference's call.
+The sandbox knows no problem: a function comes with its problem's ``callables.py`` source, which the grader attaches to
+the marker (a test passes, say, a feature map of ``assignments/<module>/callables.py``). Torch dtypes cannot cross the
+wire as data, so ``"torch.float32"`` and ``"torch.float64"`` are built here for any problem.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import Any
 
-import torch
-
-
-def _elu_plus_one(x: torch.Tensor) -> torch.Tensor:
-    return torch.nn.functional.elu(x) + 1
+_LOADED: dict[str, dict[str, Any]] = {}  # source -> its namespace, once per process
 
 
-def _relu_plus_small(x: torch.Tensor) -> torch.Tensor:
-    return torch.relu(x) + 1e-3
+def _dtypes() -> dict[str, Any]:
+    import torch
+
+    return {"torch.float32": torch.float32, "torch.float64": torch.float64}
 
 
-def _softplus(x: torch.Tensor) -> torch.Tensor:
-    return torch.nn.functional.softplus(x)
-
-
-def _exp(x: torch.Tensor) -> torch.Tensor:
-    return torch.exp(x)
-
-
-def _square_plus_one(x: torch.Tensor) -> torch.Tensor:
-    return torch.cat([x * x, torch.ones_like(x[..., :1])], dim=-1)
-
-
-def _relu(x: torch.Tensor) -> torch.Tensor:
-    # zero for all-negative inputs, so linear-attention denominators can be exactly 0
-    return torch.relu(x)
-
-
-NAMED: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-    "elu_plus_one": _elu_plus_one,
-    "relu_plus_small": _relu_plus_small,
-    "softplus": _softplus,
-    "exp": _exp,
-    "square_plus_one": _square_plus_one,
-    "relu": _relu,
-    # torch dtypes cannot cross the wire as data; a test passes Named("torch.float32") for dtype=.
-    "torch.float32": torch.float32,
-    "torch.float64": torch.float64,
-}
-
-
-def build(name: str) -> Callable[[torch.Tensor], torch.Tensor]:
-    """The function registered under ``name``."""
-    try:
-        return NAMED[name]
-    except KeyError:
-        raise ValueError(f"unknown named function {name!r}") from None
+def build(name: str, source: str | None = None) -> Any:
+    """The dtype called ``name``, or the function ``name`` defined at the top level of ``source``."""
+    dtypes = _dtypes()
+    if name in dtypes:
+        return dtypes[name]
+    if source is None:
+        raise ValueError(f"unknown named value {name!r}: a test's Named() function must be defined in its problem's "
+                         "callables.py")
+    namespace = _LOADED.get(source)
+    if namespace is None:
+        namespace = {"__name__": "problem_callables"}
+        exec(compile(source, "callables.py", "exec"), namespace)  # noqa: S102 - the grader's own file, never the student's
+        _LOADED[source] = namespace
+    found = namespace.get(name)
+    if not callable(found) or name.startswith("_"):
+        raise ValueError(f"unknown named function {name!r}: the problem's callables.py defines no public function of that name")
+    return found

@@ -129,8 +129,9 @@ def encode_result(value: Any) -> tuple[Any, list]:
     return tree, blobs
 
 
-def argument_makers() -> dict[str, Callable[[Any], Any]]:
-    """How the wire's markers become the objects a student function receives."""
+def argument_makers(callables: str | None = None) -> dict[str, Callable[..., Any]]:
+    """How the wire's markers become the objects a student function receives; a named function comes with the source
+    of its problem's ``callables.py``, or takes ``callables`` (the recording process, which runs one problem)."""
     import torch
 
     if __package__:
@@ -138,7 +139,7 @@ def argument_makers() -> dict[str, Callable[[Any], Any]]:
     else:
         from callables import build
     return {"tensor": lambda a: torch.from_numpy(a.copy()), "generator": lambda seed: torch.Generator().manual_seed(seed),
-            "named": build}
+            "named": lambda name, source=None: build(name, source if source is not None else callables)}
 
 
 Send = Callable[..., None]

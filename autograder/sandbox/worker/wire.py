@@ -53,10 +53,11 @@ class Seeded:
 
 
 class Named:
-    """A function named in ``autograder.sandbox.worker.callables``, built on the receiving side."""
+    """A value named in a test, built on the receiving side (``callables.build``): a torch dtype (``"torch.float32"``),
+    or a function of the problem's ``callables.py``, whose source the grader attaches before the call crosses."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, name: str, source: str | None = None) -> None:
+        self.name, self.source = name, source
 
     def __repr__(self) -> str:
         return self.name
@@ -107,7 +108,7 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
         if isinstance(v, Seeded):
             return {"t": "generator", "seed": v.seed}
         if isinstance(v, Named):
-            return {"t": "named", "name": v.name}
+            return {"t": "named", "name": v.name} | ({"source": v.source} if v.source is not None else {})
         if isinstance(v, (list, tuple)):  # subclasses (namedtuple, ...) cross as the plain type
             return {"t": "list" if isinstance(v, list) else "tuple", "items": [enc(x, depth + 1) for x in v]}
         if isinstance(v, (set, frozenset)):
@@ -168,7 +169,7 @@ def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
         if t == "generator":
             return make["generator"](int(node["seed"]))
         if t == "named":
-            return make["named"](str(node["name"]))
+            return make["named"](str(node["name"]), *([str(node["source"])] if "source" in node else []))
         if t == "unsupported":
             return Unsupported(str(node["type"])[:200])
         raise WireError(f"unknown value type {t!r}")

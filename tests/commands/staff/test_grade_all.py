@@ -81,11 +81,6 @@ def change_points(root, test, points):
     old = f"@test_case(points=1, hidden=False)\ndef test_{test}("
     assert old in text
     public.write_text(text.replace(old, f"@test_case(points={points}, hidden=False)\ndef test_{test}("))
-    extra = points - 1
-    for name, key in ((root / "assignments" / MODULE / "problem.yaml", "points"), (root / "assignments" / "assignment.yaml", "total_points")):
-        text = name.read_text()
-        total = int(re.search(rf"^{key}: (\d+)", text, re.MULTILINE).group(1))
-        name.write_text(re.sub(rf"^{key}: \d+", f"{key}: {total + extra}", text, flags=re.MULTILINE))
 
 
 def grade_all(root, *args):
