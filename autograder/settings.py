@@ -107,7 +107,9 @@ TMP_MB = _tunable("TMP_MB", 64, "sandbox/policy.py",
 STARTUP_SECONDS = _tunable("STARTUP_SECONDS", 120.0, "sandbox/exchange.py",
                            "a worker's start (its torch import) on a slow, loaded machine")
 RESET_SECONDS = _tunable("RESET_SECONDS", 30.0, "sandbox/session.py",
-                         "the worker ends a module's processes and wipes what it wrote")
+                         "the worker ends a module's processes and wipes what it wrote (a stopped worker is seen at once)")
+RESET_FREE_SECONDS = _tunable("RESET_FREE_SECONDS", 1.0, "sandbox/session.py",
+                              "of a reset, the grader's own: what a module left that takes longer to end or wipe is charged to it")
 INTERRUPT_SECONDS = _tunable("INTERRUPT_SECONDS", 5.0, "sandbox/process.py",
                              "after a call's limit, how long a worker may take to answer the interrupt before it is killed")
 WATCH_SECONDS = _tunable("WATCH_SECONDS", 0.25, "sandbox/process.py",

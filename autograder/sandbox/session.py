@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..settings import RESET_SECONDS
+from ..settings import RESET_FREE_SECONDS, RESET_SECONDS
 from . import codec, errors, policy, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
@@ -24,8 +24,6 @@ from .process import Overuse, UnreadableReply, WorkerProcess
 from .setup import SandboxSetup
 from .worker import wire
 
-RESET_SECONDS = 30.0  # the worker ends the module's processes and wipes what it wrote (a stopped worker is seen at once)
-RESET_FREE_SECONDS = 1.0  # of a reset, the grader's own: what a module left that takes longer to end or wipe is charged to it
 HARNESS_ROOT = Path(__file__).resolve().parents[2]  # the project the harness runs from: private to the sandbox user
 
 
