@@ -111,6 +111,11 @@ def quarantine_extras(submission_dir: str, quarantine_dir: str) -> list[str]:
 
     root = Path(submission_dir)
     located = submission.locate(root, manifest.load().modules)
+    folders = {found.rpartition("/")[0] for found in located.paths.values()}
+    if len(folders) > 1 or any(f.count("/") for f in folders):  # modules deeper, or apart: all move to the top
+        for found in located.paths.values():
+            if "/" in found and (root / found).is_file() and not (root / found).is_symlink():
+                (root / found).rename(root / found.rsplit("/", 1)[-1])
     keep = {f"{m}.py" for m in located.sources}
     moved = []
     for entry in sorted(root.iterdir()):

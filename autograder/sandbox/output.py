@@ -1,12 +1,19 @@
-"""What student code prints, as the grader keeps it: the first ``OUTPUT_LIMIT`` bytes per window, the rest counted."""
+"""What student code prints, as the grader keeps it: the first ``OUTPUT_LIMIT`` bytes per window, the rest counted
+(and its last ``TAIL_LIMIT`` bytes kept, where the stack of a call stopped at its limit is written: see ``stopped_at``)."""
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 OUTPUT_LIMIT = 64 * 1024
+TAIL_LIMIT = 8 * 1024
+# What faulthandler.dump_traceback_later writes (worker/serving.py arms it just before a call's limit): a header line, then
+# per thread a line and its frames, most recent first.
+_STACK = re.compile(rb"Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!\n(?:(?:Thread|Current thread|Stack) [^\n]*\n(?:  File [^\n]*\n|  <[^\n]*\n)*\n?)+")
+_FRAME = re.compile(r'  File "(?P<path>[^"]*)", line (?P<line>\d+) in (?P<func>.+)')
 
 
 @dataclass
@@ -16,12 +23,31 @@ class OutputBuffer:
     data: bytearray = field(default_factory=bytearray)
     dropped: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    tail: bytearray = field(default_factory=bytearray)  # the last TAIL_LIMIT bytes of what was dropped
+    fed: int = 0  # every byte ever fed, kept or not (how much a call printed is the difference)
 
     def feed(self, chunk: bytes) -> None:
         with self.lock:
             room = OUTPUT_LIMIT - len(self.data)
             self.data += chunk[: max(room, 0)]
             self.dropped += max(len(chunk) - max(room, 0), 0)
+            self.fed += len(chunk)
+            if len(chunk) > room:
+                self.tail = (self.tail + chunk[max(room, 0):])[-TAIL_LIMIT:]
+
+    def stopped_at(self) -> list[tuple[str, int, str]]:
+        """The frames (path, line, function; most recent first) of the last stack dumped at a call's limit, removed from
+        what is shown; [] when there is none."""
+        with self.lock:
+            frames: list[tuple[str, int, str]] = []
+            for part in ("data", "tail"):
+                buffer = getattr(self, part)
+                found = list(_STACK.finditer(buffer))
+                if found:
+                    text = found[-1].group().decode("utf-8", "replace")
+                    frames = [(m["path"], int(m["line"]), m["func"].strip()) for m in map(_FRAME.match, text.splitlines()) if m]
+                    setattr(self, part, bytearray(_STACK.sub(b"", buffer)))
+            return frames
 
     def text(self) -> str:
         return self.since(0)
@@ -29,19 +55,22 @@ class OutputBuffer:
     def clear(self) -> None:
         """Forget everything collected so far (a new submission starts)."""
         with self.lock:
-            self.data, self.dropped = bytearray(), 0
+            self.data, self.dropped, self.tail = bytearray(), 0, bytearray()
 
     def mark(self) -> int:
         """Start a new window (one per problem, so one module's flood cannot hide another's output)."""
         with self.lock:
-            self.data, self.dropped = bytearray(), 0
+            self.data, self.dropped, self.tail = bytearray(), 0, bytearray()
             return 0
 
     def since(self, mark: int) -> str:
         """Output printed after ``mark`` (within what was kept)."""
         with self.lock:
-            text = bytes(self.data[mark:]).decode("utf-8", "replace") if mark < len(self.data) else ""
-            return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
+            text = bytes(_STACK.sub(b"", self.data[mark:])).decode("utf-8", "replace") if mark < len(self.data) else ""
+            if not self.dropped:
+                return text
+            tail = bytes(_STACK.sub(b"", self.tail)).decode("utf-8", "replace").partition("\n")[2]  # from a line's start
+            return text + f"\n[... {self.dropped} more bytes of output dropped]" + (f"; the last lines printed:\n{tail}" if tail else "")
 
 
 class Drain:

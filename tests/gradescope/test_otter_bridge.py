@@ -66,3 +66,10 @@ def test_exposed_proxies_run_the_student_in_the_sandbox(tmp_path):
     assert pid != os.getpid()
     size = proxies["receptive_field"].receptive_field_size(2, 3, seq_len=100)
     assert size == solutions.reference("receptive_field").receptive_field_size(2, 3, seq_len=100)
+
+
+def test_quarantine_moves_modules_found_deeper_to_the_top(tmp_path):
+    inner = reference_submission(tmp_path / "submission" / "attention-handout" / "student_template")
+    (inner.parent / "README.md").write_text("")
+    quarantine_extras(str(tmp_path / "submission"), str(tmp_path / "quarantine"))
+    assert sorted(p.name for p in (tmp_path / "submission").iterdir()) == sorted(f"{m}.py" for m in manifest.load().modules)
