@@ -43,7 +43,7 @@ def import_failure(module: str, error: dict) -> str:
     return head + (f"\n{detail}" if detail else "")
 
 
-FLOOD_BYTES = 1 << 20  # printed during one call, this much is a flood: printing is then what takes the time
+FLOOD_BYTES = 64 << 10  # printed during one call that ran out of time, more than the grader keeps: printing is part of why
 
 
 def timed_out(shown: str, seconds: float, frames: list[tuple[str, int, str]] | None = None, folder: str | None = None,
@@ -57,7 +57,8 @@ def timed_out(shown: str, seconds: float, frames: list[tuple[str, int, str]] | N
         inside = " (in a library call made there)" if frames and frames[0] != own[0] else ""
         text += f" It was at {os.path.basename(path)}, line {line}, in {func}{inside}."
     if printed >= FLOOD_BYTES:
-        text += (f" Meanwhile it printed {printed / (1 << 20):.1f} MB of output: printing that much is slow by itself, "
+        size = f"{printed / (1 << 20):.1f} MB" if printed >= 1 << 20 else f"{printed >> 10} KB"
+        text += (f" Meanwhile it printed {size} of output: printing that much is slow by itself, "
                  "so remove the print calls inside loops.")
     return StudentCallError(text, TIMEOUT)
 

@@ -1,8 +1,9 @@
 """What student code prints, as the grader keeps it: the first ``OUTPUT_LIMIT`` bytes per window, the rest counted
-(and its last ``TAIL_LIMIT`` bytes kept, where the stack of a call stopped at its limit is written: see ``stopped_at``)."""
+(and its last ``TAIL_LIMIT`` bytes kept, where the place of a call stopped at its limit is written: see ``stopped_at``)."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from dataclasses import dataclass, field
@@ -10,10 +11,9 @@ from typing import BinaryIO
 
 OUTPUT_LIMIT = 64 * 1024
 TAIL_LIMIT = 8 * 1024
-# What faulthandler.dump_traceback_later writes (worker/serving.py arms it just before a call's limit): a header line, then
-# per thread a line and its frames, most recent first.
-_STACK = re.compile(rb"Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!\n(?:(?:Thread|Current thread|Stack) [^\n]*\n(?:  File [^\n]*\n|  <[^\n]*\n)*\n?)+")
-_FRAME = re.compile(r'  File "(?P<path>[^"]*)", line (?P<line>\d+) in (?P<func>.+)')
+# Where a call was just before its limit: one line that the module's process writes at once (worker/serving.py).
+_STACK = re.compile(rb"\n?\x00AUTOGRADER_STACK (\[[^\n]*\])\n")
+_CARRY = 4096  # the longest such line (one pipe write)
 
 
 @dataclass
@@ -26,8 +26,15 @@ class OutputBuffer:
     tail: bytearray = field(default_factory=bytearray)  # the last TAIL_LIMIT bytes of what was dropped
     fed: int = 0  # every byte ever fed, kept or not (how much a call printed is the difference)
 
+    stack: tuple[int, list[tuple[str, int, str]]] = (-1, [])  # (``fed`` when written, frames) of the last place written
+    carry: bytes = b""  # the end of the previous chunk: a place's line may straddle two chunks
+
     def feed(self, chunk: bytes) -> None:
         with self.lock:
+            window = self.carry + chunk
+            for found in _STACK.finditer(window):
+                self.stack = (self.fed, _frames(found.group(1)))
+            self.carry = window[-_CARRY:]
             room = OUTPUT_LIMIT - len(self.data)
             self.data += chunk[: max(room, 0)]
             self.dropped += max(len(chunk) - max(room, 0), 0)
@@ -35,19 +42,12 @@ class OutputBuffer:
             if len(chunk) > room:
                 self.tail = (self.tail + chunk[max(room, 0):])[-TAIL_LIMIT:]
 
-    def stopped_at(self) -> list[tuple[str, int, str]]:
-        """The frames (path, line, function; most recent first) of the last stack dumped at a call's limit, removed from
-        what is shown; [] when there is none."""
+    def stopped_at(self, since: int = 0) -> list[tuple[str, int, str]]:
+        """The frames (path, line, function; most recent first) of the last place a call wrote just before its limit,
+        if it was written after ``since`` (a value of ``fed``); [] when there is none."""
         with self.lock:
-            frames: list[tuple[str, int, str]] = []
-            for part in ("data", "tail"):
-                buffer = getattr(self, part)
-                found = list(_STACK.finditer(buffer))
-                if found:
-                    text = found[-1].group().decode("utf-8", "replace")
-                    frames = [(m["path"], int(m["line"]), m["func"].strip()) for m in map(_FRAME.match, text.splitlines()) if m]
-                    setattr(self, part, bytearray(_STACK.sub(b"", buffer)))
-            return frames
+            fed, frames = self.stack
+            return frames if fed >= since else []
 
     def text(self) -> str:
         return self.since(0)
@@ -71,6 +71,14 @@ class OutputBuffer:
                 return text
             tail = bytes(_STACK.sub(b"", self.tail)).decode("utf-8", "replace").partition("\n")[2]  # from a line's start
             return text + f"\n[... {self.dropped} more bytes of output dropped]" + (f"; the last lines printed:\n{tail}" if tail else "")
+
+
+def _frames(text: bytes) -> list[tuple[str, int, str]]:
+    try:
+        listed = json.loads(text)
+    except ValueError:
+        return []
+    return [(str(f[0]), int(f[1]), str(f[2])) for f in listed if isinstance(f, list) and len(f) == 3 and type(f[1]) is int]
 
 
 class Drain:

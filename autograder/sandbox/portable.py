@@ -243,7 +243,7 @@ class PortableSession:
             self._end_child()
             if timed_out:
                 self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-                raise errors.timed_out(shown, seconds, self.output.stopped_at(), self.folder, self.output.fed - printed) from None
+                raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed) from None
             self._mark_if_import(request, f"the process {what} while {shown}")
             raise errors.crashed(shown, what) from None
         except (wire.WireError, KeyError, ValueError, TypeError) as exc:

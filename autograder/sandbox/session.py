@@ -191,7 +191,7 @@ class WorkerSession:
             self._stop(worker)
             self.settle_output()  # the stack the module's process wrote just before its limit
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-            raise errors.timed_out(shown, seconds, self.output.stopped_at(), self.folder, self.output.fed - printed) from None
+            raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed) from None
         except Overuse as exc:
             self._stop(worker)
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")
