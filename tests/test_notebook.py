@@ -42,3 +42,17 @@ def test_each_check_reads_the_module_from_disk_again(tmp_path):
     shutil.copy(paths.REFERENCE / "receptive_field.py", tmp_path)  # the student fixes the file; the kernel imported nothing
     assert notebook.check("receptive_field", folder=tmp_path).passed
 
+
+
+def test_a_typo_of_a_problem_name_is_the_callers_mistake_not_the_checks(capsys):
+    for asked, meant in (("q1", "qkv_arithmetic"), ("problem 3", "complexity"), ("shift_matirx", "shift_matrix")):
+        result = notebook.check(asked)
+        assert not result.passed and "The check itself failed" not in result.text()
+        assert f"did you mean {meant!r}" in result.text() and "did you mean" in result._repr_html_()
+
+
+def test_submit_in_a_notebook_writes_the_zip_and_says_what_to_upload(tmp_path, capsys):
+    result = notebook.submit(folder=paths.REFERENCE, out=tmp_path / "submission.zip")
+    assert result and result.out == tmp_path / "submission.zip" and result.out.is_file()
+    assert "Upload it to Gradescope" in result.text() and "Upload it to Gradescope" in result._repr_html_()
+    assert not notebook.submit(folder=tmp_path / "nowhere", out=tmp_path / "x.zip")
