@@ -51,16 +51,16 @@ def unimplemented(source: bytes) -> list[str]:
     return found
 
 
-def write_zip(sources: dict[str, bytes], out: Path) -> Path:
+def write_zip(sources: dict[str, bytes], target: Path) -> Path:
     """A zip of ``sources`` (module -> source), each as ``<module>.py`` at the top level; written whole or not at all."""
-    out = Path(out).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
+    target = Path(target).resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
         for module, source in sources.items():
             zf.writestr(f"{module}.py", source)
-    partial.replace(out)
-    return out
+    partial.replace(target)
+    return target
 
 
 def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001 - a WorkerSession or None
