@@ -54,7 +54,8 @@ def _bindings(nodes: list[ast.AST]) -> dict[str, ast.AST]:
                 visit(child)
 
     for node in nodes:
-        visit(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            visit(node)
     return names
 
 
