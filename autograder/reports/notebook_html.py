@@ -11,7 +11,7 @@ from pathlib import Path
 from ..model.scores import DETAIL_LABELS, GRADED, GradeReport, TestResult
 
 COLUMNS = ("test", "result", "call", "expected", "got", "where", "hint")  # the last five: DETAIL_LABELS
-WIDTHS = (15, 6, 22, 12, 12, 19, 14)  # percent of the page: 1280 px reads without a horizontal scrollbar
+WIDTHS = (18, 6, 18, 10, 10, 20, 18)  # percent of the page: 1280 px reads without a horizontal scrollbar
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _BREAK_AFTER = re.compile(r"([_.,/=(\[])(?=\w)")
 
@@ -31,12 +31,15 @@ def _breakable(text: str):  # -> Markup
 
 
 def _cell(text: str):  # -> Markup
-    """A table cell: several lines keep their lines (a traceback), one line wraps like prose."""
+    """A table cell: a traceback keeps its lines and indentation; other lines (several hints) are paragraphs that wrap."""
     from markupsafe import Markup
 
-    if "\n" in text:
-        return Markup("<pre style='margin:0;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px'>") + _breakable(text) + Markup("</pre>")
-    return _breakable(text)
+    if "\n" not in text:
+        return _breakable(text)
+    if "Traceback" in text or "\n  " in text:
+        return (Markup("<pre style='margin:0;white-space:pre-wrap;overflow-wrap:break-word;font-size:12px'>") + _breakable(text)
+                + Markup("</pre>"))
+    return Markup("<br>").join(_breakable(line) for line in text.splitlines() if line.strip())
 
 
 @functools.cache

@@ -32,5 +32,5 @@ def test_the_table_fits_the_page_and_breaks_long_names_only_between_words():
     page = notebook_html.render(report(), "", False)
     assert "table-layout:fixed;width:100%" in page and sum(notebook_html.WIDTHS) == 100
     assert len(notebook_html.WIDTHS) == len(notebook_html.COLUMNS)
-    assert "overflow-wrap:anywhere" not in page.split("<pre")[0]  # outside a traceback, no break inside a word
+    assert "anywhere" not in page  # no break inside a word, even in a traceback (unless one word is wider than its column)
     assert "softmax_<wbr>attention_<wbr>macs_<wbr>small" in page
