@@ -77,4 +77,4 @@ def test_a_forgotten_causal_mask_fails_a_public_test(tmp_path):
     (tmp_path / "qkv_arithmetic.py").write_text(source)
     report = selfcheck.run(tmp_path, ASSIGNMENT, ["qkv_arithmetic"])
     failed = [t.name for t in report.problems[0].tests if not t.passed]
-    assert failed == ["causal_batched_attention_in_float32"], failed
+    assert failed == ["causal_batched_attention_in_single_precision"], failed

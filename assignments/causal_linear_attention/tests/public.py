@@ -75,7 +75,7 @@ def test_recurrent_token_by_token(causal_linear_attention):
 
 
 @test_case(points=1, hidden=False)
-def test_another_feature_map_batched_and_in_float32(causal_linear_attention):
+def test_another_feature_map_batched_and_in_single_precision(causal_linear_attention):
     # feature_map is any function of the last dimension; it may change the feature count (here C -> C + 1).
     Q, K, V = randn(2, 5, 3, seed=30, scale=0.5), randn(2, 5, 3, seed=31, scale=0.5), randn(2, 5, 2, seed=32)
     square = Named("square_plus_one")

@@ -65,7 +65,7 @@ def test_attention_weights_causal_batched_and_scaled(qkv_arithmetic):
 
 
 @test_case(points=0.5, hidden=False)
-def test_causal_batched_attention_in_float32(qkv_arithmetic):
+def test_causal_batched_attention_in_single_precision(qkv_arithmetic):
     f32 = dict(dtype=np.float32)
     W32 = [randn(3, 4, seed=s, **f32) for s in (12, 13, 14)]
     Call(qkv_arithmetic.qkv, randn(2, 5, 4, seed=15, **f32), *W32).matches_reference()

@@ -135,7 +135,7 @@ def test_error_falls_with_num_features(random_features):
 
 
 @test_case(points=0.5, hidden=False)
-def test_batched_and_float32_inputs(random_features):
+def test_batched_and_single_precision_inputs(random_features):
     # Leading batch dimensions in float64, then every function on float32 inputs.
     W = randn(6, 4, seed=40) / math.sqrt(2.0)
     Qb, Kb, Vb = randn(2, 3, 4, seed=41, scale=0.3), randn(2, 5, 4, seed=42, scale=0.3), randn(2, 5, 2, seed=43)

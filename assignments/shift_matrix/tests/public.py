@@ -47,7 +47,7 @@ def test_odd_d_raises_value_error(shift_matrix):
 
 
 @test_case(points=0.5, hidden=False)
-def test_shift_by_other_deltas_and_bases_and_in_float32(shift_matrix):
+def test_shift_by_other_deltas_and_bases_in_single_precision(shift_matrix):
     Call(shift_matrix.shift_matrix, 4, delta=3, base=100.0).matches_reference()
     Call(shift_matrix.shift_matrix, 4, delta=-2).matches_reference()
     Call(shift_matrix.shift_matrix, 4, delta=0).matches_reference()
