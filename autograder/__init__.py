@@ -13,3 +13,10 @@ def check(*problems: str, folder=None):
     from .notebook import check as run_check
 
     return run_check(*problems, folder=folder)
+
+
+def submit(folder=None, out="submission.zip"):
+    """The check, what still fails or is not implemented, then ``out``: the zip of your six modules to upload."""
+    from .notebook import submit as run_submit
+
+    return run_submit(folder=folder, out=out)

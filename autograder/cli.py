@@ -10,7 +10,7 @@ from .commands import COMMANDS
 
 UNIX_ONLY = ("fcntl", "termios", "resource", "grp", "pwd")
 STAFF_PACKAGES = ("commands.staff", "staff", "gradescope")  # not in the students' handout
-SANDBOXED = ("check", "staff.grade", "staff.grade_all", "staff.validate")  # commands that start a worker: probe early
+SANDBOXED = ("check", "submit", "staff.grade", "staff.grade_all", "staff.validate")  # commands that start a worker: probe early
 
 
 def _staff_only(name: str):

@@ -15,7 +15,7 @@ def test_a_wrong_value_and_an_infinite_loop_are_rows_of_the_table(tmp_path, caps
     result = notebook.check("qkv_arithmetic", folder=tmp_path)
     assert not result.passed and not bool(result)
     assert "Public tests" in capsys.readouterr().out  # outside Jupyter: plain text
-    page = result._repr_html_()
+    page = result._repr_html_().replace("<wbr>", "")  # the line-break opportunities inside long names
     assert page.split("<tbody>")[1].count("<tr>") == len(result.report.problems[0].tests)
     for text in ("qkv_worked_example", "passed", "failed", "qkv_arithmetic.attention_scores(", "a float64 array of shape (3, 3)",
                  "first at index", "did not finish within the time limit of 5 s", "3 of 6 public tests fail"):
@@ -42,3 +42,17 @@ def test_each_check_reads_the_module_from_disk_again(tmp_path):
     shutil.copy(paths.REFERENCE / "receptive_field.py", tmp_path)  # the student fixes the file; the kernel imported nothing
     assert notebook.check("receptive_field", folder=tmp_path).passed
 
+
+
+def test_a_typo_of_a_problem_name_is_the_callers_mistake_not_the_checks(capsys):
+    for asked, meant in (("q1", "qkv_arithmetic"), ("problem 3", "complexity"), ("shift_matirx", "shift_matrix")):
+        result = notebook.check(asked)
+        assert not result.passed and "The check itself failed" not in result.text()
+        assert f"did you mean {meant!r}" in result.text() and "did you mean" in result._repr_html_()
+
+
+def test_submit_in_a_notebook_writes_the_zip_and_says_what_to_upload(tmp_path, capsys):
+    result = notebook.submit(folder=paths.REFERENCE, out=tmp_path / "submission.zip")
+    assert result and result.out == tmp_path / "submission.zip" and result.out.is_file()
+    assert "Upload it to Gradescope" in result.text() and "Upload it to Gradescope" in result._repr_html_()
+    assert not notebook.submit(folder=tmp_path / "nowhere", out=tmp_path / "x.zip")

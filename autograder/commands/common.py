@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..grading.selfcheck import unknown_problem
 from ..model import manifest
 
 
@@ -11,6 +12,6 @@ def known_problems(assignment: manifest.Assignment, asked: list[str] | None) -> 
     """The ``-p`` modules if all exist (``[]`` when none was asked); None after explaining an unknown one."""
     unknown = [m for m in asked or [] if m not in assignment.modules]
     if unknown:
-        print(f"error: unknown problem {unknown[0]!r}; choose from {', '.join(assignment.modules)}", file=sys.stderr)
+        print(f"error: {unknown_problem(unknown[0], assignment.modules)}", file=sys.stderr)
         return None
     return list(asked or [])

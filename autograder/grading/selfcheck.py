@@ -7,6 +7,8 @@ behind; where the Linux sandbox cannot run it takes the portable path (``sandbox
 
 from __future__ import annotations
 
+import difflib
+import re
 from pathlib import Path
 
 from ..model import manifest
@@ -47,3 +49,19 @@ def verdict(report: GradeReport, assignment: Assignment) -> str:
     if failed == 0:
         return f"All {len(tests)} public tests pass. {share} Passing the public tests does not guarantee full marks."
     return f"{failed} of {len(tests)} public tests fail (see above). {share}"
+
+
+def unknown_problem(name: object, modules: list[str]) -> str:
+    """What to say when ``name`` is not one of ``modules``: the problem it probably means, then the list to choose from."""
+    text = str(name)
+    choose = "choose from " + ", ".join(f"{m!r}" for m in modules)
+    number = re.fullmatch(r"\s*(?:q|p|problem|ex|exercise|question)?[\s_-]*(\d+)\s*", text, re.IGNORECASE)
+    if number and 1 <= int(number.group(1)) <= len(modules):
+        meant = modules[int(number.group(1)) - 1]
+        return f"unknown problem {text!r}: did you mean {meant!r} (problem {number.group(1)})? Problems are named by module; {choose}"
+    plain = text.strip().lower().removesuffix(".py").replace("-", "_").replace(" ", "_")
+    close = difflib.get_close_matches(plain, modules, n=1, cutoff=0.6)
+    if plain in modules or close:
+        meant = plain if plain in modules else close[0]
+        return f"unknown problem {text!r}: did you mean {meant!r}? {choose[0].upper()}{choose[1:]}"
+    return f"unknown problem {text!r}; {choose}"

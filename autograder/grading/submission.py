@@ -1,7 +1,8 @@
 """Find the assignment's module files in a submission (a folder or a zip) and stage them for the worker.
 
-Only the expected module names are ever read; everything else is listed as ignored and
-never extracted. Zip entries are read one by one with a size cap, so a zip bomb or a
+Only the expected module names are ever read, wherever they are in the submission (a zipped copy of the whole
+handout folder works); a name found twice is refused with both paths, and everything else is listed as ignored and
+never extracted, a near-miss (``qkv_arithmetic (1).py``) first and named with the module it probably is. Zip entries are read one by one with a size cap, so a zip bomb or a
 path like ``../x`` cannot do harm; symlinks are refused so nothing outside the submission
 (the reference, say) can be pulled in. A submission may also be a folder inside a zip
 (``export.zip/submission_1``: a Gradescope export read in place), and a submission holding
@@ -11,8 +12,10 @@ no module file but one zip is read from that zip (one level deep, through the sa
 from __future__ import annotations
 
 import contextlib
+import difflib
 import io
 import os
+import re
 import stat
 import zipfile
 from collections.abc import Callable, Iterator
@@ -22,7 +25,8 @@ from pathlib import Path, PurePosixPath
 MAX_MODULE_BYTES = 1 << 20
 MAX_ZIP_ENTRIES = 10_000
 MAX_NESTED_ZIP_BYTES = 64 << 20  # a zip inside a zip is read into memory, so it has a cap of its own
-SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints"}
+# Never the student's modules: a Mac's zip metadata, caches, version control, a virtual environment made in the folder.
+SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints", ".venv", "venv", "site-packages", "node_modules"}
 ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError)
 
 
@@ -39,6 +43,8 @@ class Located:
     problems: dict[str, str] = field(default_factory=dict)  # module -> why it is not among the sources
     missing: list[str] = field(default_factory=list)  # the modules of ``problems`` that are not in the submission at all
     root: str = ""
+    paths: dict[str, str] = field(default_factory=dict)  # module -> where its file was, relative to the submission
+    near_misses: dict[str, str] = field(default_factory=dict)  # an ignored file -> the module its name is close to
 
 
 @dataclass
@@ -88,7 +94,8 @@ def _zip_tree(zf: zipfile.ZipFile, prefix: str, label: str) -> _Tree:
     under = [i for i in zf.infolist() if i.filename.startswith(prefix)]
     if prefix and not under:
         raise SubmissionError(f"{label} does not exist (no {prefix} in the zip)")
-    infos = {i.filename[len(prefix):]: i for i in under[:MAX_ZIP_ENTRIES] if not i.is_dir()}
+    kept = [i for i in under if not i.is_dir() and not _is_noise(i.filename[len(prefix):])]  # a zipped venv cannot crowd out the modules
+    infos = {i.filename[len(prefix):]: i for i in kept[:MAX_ZIP_ENTRIES]}
     return _Tree(label, list(infos), lambda e: _read_zip_entry(zf, infos[e]), lambda e: _open_zip_entry(zf, infos[e]))
 
 
@@ -175,34 +182,62 @@ def _unsafe(entry: str) -> bool:
 
 
 def _from_entries(entries: list[str], modules: list[str], read, label: str) -> Located:
+    """Each module found by its file name at any depth: once is read, twice or more is refused with every path, and a file
+    whose name is close to a module's (``qkv_arithmetic (1).py``) is named as what it probably is."""
     located = Located(root=label)
     safe = [e for e in entries if not _unsafe(e)]
     located.ignored += [f"{e} (unsafe path, not extracted)" for e in entries if _unsafe(e)]
-    wanted = {f"{m}.py" for m in modules}
-    top = [e for e in safe if "/" not in e and e in wanted]
-    folders = sorted({e.split("/")[0] for e in safe if e.count("/") == 1 and e.split("/")[1] in wanted
-                      and e.split("/")[0] not in SKIPPED_FOLDERS})
-    if top:
-        prefix = ""
-    elif len(folders) == 1:
-        prefix = folders[0] + "/"
-    else:
-        prefix = ""
-        if len(folders) > 1:
-            located.ignored.append(f"module files found in several folders ({', '.join(folders)}); put them at the top level or in exactly one folder")
+    found: dict[str, list[str]] = {m: [] for m in modules}
+    for entry in safe:
+        name = entry.rsplit("/", 1)[-1]
+        if name.endswith(".py") and name[:-3] in found and not _is_noise(entry):
+            found[name[:-3]].append(entry)
+    used = set()
     for module in modules:
-        entry = prefix + f"{module}.py"
-        if entry not in safe:
+        where = sorted(found[module], key=lambda e: (e.count("/"), e))
+        used.update(where)  # a module that could not be read is reported as a problem, not as ignored
+        if not where:
             located.problems[module] = f"{module}.py was not found in the submission"
             located.missing.append(module)
-            continue
-        try:
-            located.sources[module] = read(entry)
-        except (ValueError, *ZIP_ERRORS) as exc:
-            located.problems[module] = f"{entry} could not be read: it {exc}"
-    used = {prefix + f"{m}.py" for m in modules}  # a module that could not be read is reported as a problem, not as ignored
-    located.ignored += sorted(e for e in safe if e not in used and not _is_noise(e))
+        elif len(where) > 1:
+            located.problems[module] = (f"{module}.py was found {len(where)} times ({', '.join(where)}); keep exactly one "
+                                        "copy in the submission and submit again")
+        else:
+            try:
+                located.sources[module] = read(where[0])
+                located.paths[module] = where[0]
+            except (ValueError, *ZIP_ERRORS) as exc:
+                located.problems[module] = f"{where[0]} could not be read: it {exc}"
+    rest = sorted(e for e in safe if e not in used and not _is_noise(e))
+    for entry in rest:
+        module = near_miss(entry.rsplit("/", 1)[-1], modules)
+        if module is not None:
+            located.near_misses[entry] = module
+            if module in located.missing:
+                located.problems[module] += f"; did you mean {entry}? Rename it to {module}.py"
+    # Near-misses first: a long list of ignored files is cut, and these are the ones a student must see.
+    located.ignored += [f"{e} (did you mean {m}.py? only that exact name is read)" for e, m in located.near_misses.items()]
+    located.ignored += [e for e in rest if e not in located.near_misses]
     return located
+
+
+_COPY_MARKS = re.compile(r"(\s*\(\d+\)|\s*-?\s*copy(\s*\d+)?|^copy of\s+)", re.IGNORECASE)
+
+
+def near_miss(name: str, modules: list[str]) -> str | None:
+    """The module a file name probably means (``qkv_arithmetic (1).py``, ``complexity_solution.py``, ``Shift_Matrix.py``,
+    ``qkv_arithmatic.py``), or None."""
+    stem, dot, ext = name.rpartition(".")
+    if not dot or ext.lower() not in ("py", "ipynb", "txt", "py~") or not stem:
+        return None
+    plain = _COPY_MARKS.sub("", stem).strip().lower().replace("-", "_").replace(" ", "_")
+    if ext.lower() == "py" and stem in modules:
+        return None
+    for module in modules:
+        if plain == module or plain.startswith(module + "_") or plain.endswith("_" + module):
+            return module
+    close = difflib.get_close_matches(plain, modules, n=1, cutoff=0.85)
+    return close[0] if close else None
 
 
 def _is_noise(entry: str) -> bool:

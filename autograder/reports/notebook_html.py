@@ -1,12 +1,19 @@
-"""The table ``autograder.check()`` shows in Jupyter: per test, passed or failed, and the failure's labelled parts."""
+"""The table ``autograder.check()`` shows in Jupyter: the total first, then per test passed or failed and the failure's
+labelled parts. Rendered with Jinja2 (autoescaping: what a submission printed or raised is shown, never interpreted);
+the layout is fixed to the page's width, and long names wrap after ``_``, ``.`` or ``,``, never inside a word."""
 
 from __future__ import annotations
 
-import html
+import functools
+import re
+from pathlib import Path
 
 from ..model.scores import DETAIL_LABELS, GRADED, GradeReport, TestResult
 
 COLUMNS = ("test", "result", "call", "expected", "got", "where", "hint")  # the last five: DETAIL_LABELS
+WIDTHS = (18, 6, 18, 10, 10, 20, 18)  # percent of the page: 1280 px reads without a horizontal scrollbar
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+_BREAK_AFTER = re.compile(r"([_.,/=(\[])(?=\w)")
 
 
 def failure_cells(test: TestResult) -> dict[str, str]:
@@ -16,27 +23,57 @@ def failure_cells(test: TestResult) -> dict[str, str]:
     return test.details or {"Where": test.message}
 
 
+def _breakable(text: str):  # -> Markup
+    """``text`` escaped, with a line-break opportunity after ``_ . , / = ( [`` inside a long name (``shift_<wbr>matrix``)."""
+    from markupsafe import Markup, escape
+
+    return Markup(_BREAK_AFTER.sub(r"\1<wbr>", str(escape(text))))
+
+
+def _cell(text: str):  # -> Markup
+    """A table cell: a traceback keeps its lines and indentation; other lines (several hints) are paragraphs that wrap."""
+    from markupsafe import Markup
+
+    if "\n" not in text:
+        return _breakable(text)
+    if "Traceback" in text or "\n  " in text:
+        return (Markup("<pre style='margin:0;white-space:pre-wrap;overflow-wrap:break-word;font-size:12px'>") + _breakable(text)
+                + Markup("</pre>"))
+    return Markup("<br>").join(_breakable(line) for line in text.splitlines() if line.strip())
+
+
+@functools.cache
+def _template():
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env.filters["breakable"], env.filters["cell"] = _breakable, _cell
+    return env.get_template("notebook_check.html.j2")
+
+
+def total_line(report: GradeReport) -> str:
+    """``29/39 public tests pass · 35/50 points``: what the table adds up to."""
+    tests = [t for p in report.problems for t in p.tests]
+    return (f"{sum(t.passed for t in tests)}/{len(tests)} public tests pass · "
+            f"{report.points:g}/{report.max_points:g} points of the public tests")
+
+
+def _test_row(test: TestResult) -> dict:
+    parts = failure_cells(test)
+    whole = "" if test.passed or test.details else test.message  # no labels: the message spans the row
+    return {"name": test.name, "passed": test.passed, "whole": whole, "parts": [parts.get(label, "") for label in DETAIL_LABELS]}
+
+
 def render(report: GradeReport, summary: str, passed: bool) -> str:
-    """The whole table, then the summary line in green (all passed) or red."""
-    rows = []
+    """The whole table, the total above it and the summary line below, in green (all passed) or red."""
+    problems = []
     for problem in report.problems:
-        count = sum(t.passed for t in problem.tests)
-        status = "" if problem.kind == GRADED else f"<br><span style='color:#a00'>{html.escape(problem.status)}</span>"
-        rows.append(f"<tr style='background:#eef'><th colspan='{len(COLUMNS)}' style='text-align:left'>{html.escape(problem.module)} — "
-                    f"{html.escape(problem.title)}: {count}/{len(problem.tests)} passed{status}</th></tr>")
-        for test in problem.tests:
-            parts = failure_cells(test)
-            mark = "<span style='color:#070'>passed</span>" if test.passed else "<span style='color:#a00'><b>failed</b></span>"
-            cells = [html.escape(test.name), mark] + [_cell(parts.get(label, "")) for label in DETAIL_LABELS]
-            rows.append("<tr>" + "".join(f"<td style='text-align:left;vertical-align:top'>{c}</td>" for c in cells) + "</tr>")
-        if problem.output.strip():
-            rows.append(f"<tr><td colspan='{len(COLUMNS)}' style='text-align:left'>printed by your code:"
-                        f"<pre>{html.escape(problem.output[-2000:])}</pre></td></tr>")
-    head = "".join(f"<th style='text-align:left'>{h}</th>" for h in COLUMNS)
-    colour = "#070" if passed else "#a00"
-    return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"<p style='color:{colour}'><b>{html.escape(summary)}</b></p>")
-
-
-def _cell(text: str) -> str:
-    return f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(text)}</pre>" if "\n" in text else html.escape(text)
+        problems.append({
+            "module": problem.module, "title": problem.title, "passed": sum(t.passed for t in problem.tests),
+            "count": len(problem.tests), "points": f"{problem.points:g}", "max_points": f"{problem.max_points:g}",
+            "status": "" if problem.kind == GRADED else problem.status, "output": problem.output.strip() and problem.output[-2000:],
+            "tests": [_test_row(t) for t in problem.tests if not (problem.kind != GRADED and not t.passed and not t.details
+                                                                  and t.message == problem.status)] or [],
+        })
+    return _template().render(total=total_line(report), notes=report.notes, columns=COLUMNS, widths=WIDTHS, problems=problems,
+                              summary=summary, colour="#070" if passed else "#a00")

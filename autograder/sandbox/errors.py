@@ -7,6 +7,9 @@ or its machine's, never the student's.
 
 from __future__ import annotations
 
+import os
+import re
+
 
 class SandboxFault(RuntimeError):
     """The sandbox itself failed (a layer could not be applied): a fault of the grader's machine, never of the student."""
@@ -14,6 +17,7 @@ class SandboxFault(RuntimeError):
 
 # The kinds of StudentCallError.
 RAISED, IMPORT, TIMEOUT, CRASH, GARBAGE, RESOURCE = "raised", "import", "timeout", "crash", "garbage", "resource"
+CHANGED_ARGUMENT = "changed_argument"  # it returned, but modified a tensor passed in
 SKIPPED, BUDGET, DEADLINE = "skipped", "budget", "deadline"  # not run, by the time rules
 NOT_RUN = (SKIPPED, BUDGET, DEADLINE)
 
@@ -39,9 +43,24 @@ def import_failure(module: str, error: dict) -> str:
     return head + (f"\n{detail}" if detail else "")
 
 
-def timed_out(shown: str, seconds: float) -> StudentCallError:
-    """A call (or an import) past its limit, which was stopped."""
-    return StudentCallError(f"{shown} did not finish within the time limit of {seconds:g} s and was stopped.", TIMEOUT)
+FLOOD_BYTES = 64 << 10  # printed during one call that ran out of time, more than the grader keeps: printing is part of why
+
+
+def timed_out(shown: str, seconds: float, frames: list[tuple[str, int, str]] | None = None, folder: str | None = None,
+              printed: int = 0) -> StudentCallError:
+    """A call (or an import) past its limit, which was stopped; ``frames`` (most recent first) say where it was, the
+    ones in the submission's ``folder`` being the student's; ``printed``: the bytes it printed meanwhile."""
+    text = f"{shown} did not finish within the time limit of {seconds:g} s and was stopped."
+    own = [f for f in frames or [] if folder and os.path.basename(os.path.dirname(f[0])) == folder]
+    if own:
+        path, line, func = own[0]
+        inside = " (in a library call made there)" if frames and frames[0] != own[0] else ""
+        text += f" It was at {os.path.basename(path)}, line {line}, in {func}{inside}."
+    if printed >= FLOOD_BYTES:
+        size = f"{printed / (1 << 20):.1f} MB" if printed >= 1 << 20 else f"{printed >> 10} KB"
+        text += (f" Meanwhile it printed {size} of output: printing that much is slow by itself, "
+                 "so remove the print calls inside loops.")
+    return StudentCallError(text, TIMEOUT)
 
 
 def crashed(shown: str, what: str) -> StudentCallError:
@@ -65,5 +84,24 @@ def raised(shown: str, error: dict) -> StudentCallError:
     if kind_of == "NotImplementedError":
         return StudentCallError(f"{shown} is not implemented yet (it raised NotImplementedError).", RAISED, kind_of)
     detail = (error.get("traceback") or "").rstrip()
-    text = f"{shown} raised {kind_of or 'an error'}: {error.get('message', '')}"
+    message = str(error.get("message", ""))
+    text = f"{shown} raised {kind_of or 'an error'}: {message}"
+    if _CUDA.search(message):
+        text += f"\n{CPU_ONLY}"
     return StudentCallError(text + (f"\n{detail}" if detail else ""), RAISED, kind_of)
+
+
+_CUDA = re.compile(r"CUDA|cuda|NVIDIA|nvidia")
+CPU_ONLY = ("Your work is graded on a CPU, with no GPU: remove .cuda(), .to('cuda') and device='cuda', and create new "
+            "tensors on the inputs' device (device=X.device), so the code runs wherever it is called.")
+
+
+def changed_arguments(shown: str, names: object) -> StudentCallError | None:
+    """A call that returned but modified tensors it was given (``names``: the worker's list), or None."""
+    if not isinstance(names, list) or not names:
+        return None
+    listed = ", ".join(str(n)[:80] for n in names[:20])
+    what = f"argument {listed}" if len(names) == 1 else f"arguments {listed}"
+    return StudentCallError(f"{shown}: your function changed its {what} in place. Functions must leave their inputs as they "
+                            "were: compute a new tensor (X = X + 1, X.clone()) instead of writing into one passed in "
+                            "(X += 1, X[...] = ..., X.add_()).", CHANGED_ARGUMENT)

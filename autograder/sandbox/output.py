@@ -1,12 +1,20 @@
-"""What student code prints, as the grader keeps it: the first ``OUTPUT_LIMIT`` bytes per window, the rest counted."""
+"""What student code prints, as the grader keeps it: the first ``OUTPUT_LIMIT`` bytes per window, the rest counted
+(and its last ``TAIL_LIMIT`` bytes kept, where the place of a call stopped at its limit is written: see ``stopped_at``)."""
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..settings import OUTPUT_LIMIT
+
+TAIL_LIMIT = 8 * 1024
+# Where a call was just before its limit: one line that the module's process writes at once (worker/serving.py).
+_STACK = re.compile(rb"\n?\x00AUTOGRADER_STACK (\[[^\n]*\])\n")
+_CARRY = 4096  # the longest such line (one pipe write)
 
 
 @dataclass
@@ -16,12 +24,31 @@ class OutputBuffer:
     data: bytearray = field(default_factory=bytearray)
     dropped: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    tail: bytearray = field(default_factory=bytearray)  # the last TAIL_LIMIT bytes of what was dropped
+    fed: int = 0  # every byte ever fed, kept or not (how much a call printed is the difference)
+
+    stack: tuple[int, list[tuple[str, int, str]]] = (-1, [])  # (``fed`` when written, frames) of the last place written
+    carry: bytes = b""  # the end of the previous chunk: a place's line may straddle two chunks
 
     def feed(self, chunk: bytes) -> None:
         with self.lock:
+            window = self.carry + chunk
+            for found in _STACK.finditer(window):
+                self.stack = (self.fed, _frames(found.group(1)))
+            self.carry = window[-_CARRY:]
             room = OUTPUT_LIMIT - len(self.data)
             self.data += chunk[: max(room, 0)]
             self.dropped += max(len(chunk) - max(room, 0), 0)
+            self.fed += len(chunk)
+            if len(chunk) > room:
+                self.tail = (self.tail + chunk[max(room, 0):])[-TAIL_LIMIT:]
+
+    def stopped_at(self, since: int = 0) -> list[tuple[str, int, str]]:
+        """The frames (path, line, function; most recent first) of the last place a call wrote just before its limit,
+        if it was written after ``since`` (a value of ``fed``); [] when there is none."""
+        with self.lock:
+            fed, frames = self.stack
+            return frames if fed >= since else []
 
     def text(self) -> str:
         return self.since(0)
@@ -29,19 +56,30 @@ class OutputBuffer:
     def clear(self) -> None:
         """Forget everything collected so far (a new submission starts)."""
         with self.lock:
-            self.data, self.dropped = bytearray(), 0
+            self.data, self.dropped, self.tail = bytearray(), 0, bytearray()
 
     def mark(self) -> int:
         """Start a new window (one per problem, so one module's flood cannot hide another's output)."""
         with self.lock:
-            self.data, self.dropped = bytearray(), 0
+            self.data, self.dropped, self.tail = bytearray(), 0, bytearray()
             return 0
 
     def since(self, mark: int) -> str:
         """Output printed after ``mark`` (within what was kept)."""
         with self.lock:
-            text = bytes(self.data[mark:]).decode("utf-8", "replace") if mark < len(self.data) else ""
-            return text + (f"\n[... {self.dropped} more bytes of output dropped]" if self.dropped else "")
+            text = bytes(_STACK.sub(b"", self.data[mark:])).decode("utf-8", "replace") if mark < len(self.data) else ""
+            if not self.dropped:
+                return text
+            tail = bytes(_STACK.sub(b"", self.tail)).decode("utf-8", "replace").partition("\n")[2]  # from a line's start
+            return text + f"\n[... {self.dropped} more bytes of output dropped]" + (f"; the last lines printed:\n{tail}" if tail else "")
+
+
+def _frames(text: bytes) -> list[tuple[str, int, str]]:
+    try:
+        listed = json.loads(text)
+    except ValueError:
+        return []
+    return [(str(f[0]), int(f[1]), str(f[2])) for f in listed if isinstance(f, list) and len(f) == 3 and type(f[1]) is int]
 
 
 class Drain:

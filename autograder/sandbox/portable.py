@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import SPARES
-from . import codec, errors, staging
+from . import codec, environment, errors, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
 from .output import Drain, OutputBuffer
@@ -201,7 +201,8 @@ class PortableSession:
         if self._live is None and any(e.module == module for e in self.exchanges):
             self.restarts += 1
         self._child = self._fresh_child()
-        request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
+        request = {"op": "import", "module": module, "allowed": list(environment.student_libraries())}
+        request |= {"folder": self.folder} if self.folder else {}
         header = self._exchange(request, [], seconds, f"importing {module}.py")
         self._live = (self.folder, module)
         if not header.get("ok"):
@@ -215,11 +216,14 @@ class PortableSession:
         header = self._exchange({"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
         if not header.get("ok"):
             raise errors.raised(shown, header.get("error", {}))
+        changed = errors.changed_arguments(shown, header.get("changed"))
+        if changed is not None:
+            raise changed
         return header["value_decoded"]
 
     def _exchange(self, request: dict, blobs: list, seconds: float, shown: str) -> dict:
-        child, request = self._child, dict(request, id=next(self._ids))
-        start, stopped = time.monotonic(), True
+        child, request = self._child, dict(request, id=next(self._ids), limit=seconds)
+        start, stopped, printed = time.monotonic(), True, self.output.fed
         timer = threading.Timer(seconds, child.kill)  # ends a child that stops reading while the grader writes to it
         timer.start()
         try:
@@ -239,7 +243,7 @@ class PortableSession:
             self._end_child()
             if timed_out:
                 self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-                raise errors.timed_out(shown, seconds) from None
+                raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed) from None
             self._mark_if_import(request, f"the process {what} while {shown}")
             raise errors.crashed(shown, what) from None
         except (wire.WireError, KeyError, ValueError, TypeError) as exc:

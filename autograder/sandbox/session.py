@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import RESET_FREE_SECONDS, RESET_SECONDS
-from . import codec, errors, policy, staging
+from . import codec, environment, errors, policy, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
@@ -121,7 +121,8 @@ class WorkerSession:
             return
         if self._live is not None:
             worker = self._reset()
-        request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
+        request = {"op": "import", "module": module, "allowed": list(environment.student_libraries())}
+        request |= {"folder": self.folder} if self.folder else {}
         header = self._exchange(worker, request, [], seconds, f"importing {module}.py")
         self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
         if not header.get("ok"):
@@ -172,12 +173,15 @@ class WorkerSession:
             raise StudentCallError(f"{shown} {overused} and was stopped.", errors.RESOURCE)
         if not header.get("ok"):
             raise errors.raised(shown, header.get("error", {}))
+        changed = errors.changed_arguments(shown, header.get("changed"))
+        if changed is not None:
+            raise changed
         return header["value_decoded"]
 
     def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
-        request = dict(request, id=next(self._ids))
+        request = dict(request, id=next(self._ids), limit=seconds)
         self._limits[request["module"]] = seconds
-        start = time.monotonic()
+        start, printed = time.monotonic(), self.output.fed
         stopped = True
         try:
             worker.send(request, blobs, start + seconds)
@@ -197,8 +201,9 @@ class WorkerSession:
             return header
         except TimeoutError:
             self._stop(worker)
+            self.settle_output()  # the stack the module's process wrote just before its limit
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-            raise errors.timed_out(shown, seconds) from None
+            raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed) from None
         except Overuse as exc:
             self._stop(worker)
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")

@@ -20,6 +20,7 @@ from ..expected import records
 from ..grading.runner import load_tests
 from ..model import manifest, paths
 from ..model.manifest import Assignment
+from ..sandbox import environment
 from ..testkit.problem_helpers import support_path
 from . import starter_notebook, templating
 
@@ -43,7 +44,7 @@ Python 3.10, 3.11, 3.12 or 3.13, on Linux, macOS or Windows. In this folder:
 python3 -m venv .venv
 source .venv/bin/activate          # Windows: .venv\\Scripts\\activate
 pip install torch --index-url https://download.pytorch.org/whl/cpu   # Linux only: the CPU build (about 200 MB, not 2.7 GB of CUDA)
-pip install -r requirements.txt    # numpy, torch, pyyaml (ranges: a torch you already have is kept)
+pip install -r requirements.txt    # numpy, torch, pyyaml, jinja2 (ranges: a torch you already have is kept)
 ```
 
 On macOS and Windows skip the `--index-url` line: PyPI's torch is already the CPU build there
@@ -72,33 +73,59 @@ infinite loop or a crash in it is reported, and stopped, without ending the chec
 When every public test passes the check says so; hidden tests are run after you submit, and
 passing the public tests does not guarantee full marks.
 
+With pytest installed, `pytest` in this folder (or `pytest assignments/{first}/tests/public.py`) runs the
+same public tests through the same check, one pytest test per public test.
+
+Run every command from this folder (the one holding `autograder/`, `student_template/` and this README):
+from anywhere else, `python -m autograder` says "No module named autograder". `cd` back here first.
+
+## What your code may import
+
+The Python standard library, `numpy` and `torch`: that is all the grading environment has. The check
+refuses any other import (scipy, say, even if it is installed on your machine) with the same message
+grading gives: "`scipy` is not available where your work is graded; use numpy or torch". Grading runs
+on a CPU: no `.cuda()`. Your functions must not modify their arguments (no `X += 1` on a tensor
+passed in): a test whose call changes an argument fails.
+
 ## Submit
 
 ```sh
-make submission        # writes submission.zip with the module files from student_template/
+python -m autograder submit       # runs the check, lists what still fails, writes submission.zip (the {count} files)
+make submission                   # the same
 ```
 
-Without `make`: zip the {count} files {files} (at the top level of the zip) yourself.
-Upload `submission.zip` to Gradescope. Only these files are read; anything else is ignored.
+In the notebook: `autograder.submit()`. Upload `submission.zip` to Gradescope. Only these {count} files are
+read, wherever they are in what you upload (a zip of this whole folder works too, if each name appears once);
+anything else is ignored and listed, and a near miss such as `{first} (1).py` is pointed out.
 """
 
 STUB_HEADER = ("# Problem stub: replace each `raise NotImplementedError` (TODO) with your code. Check it with "
                "`python -m autograder check`, or autograder.check() in the notebook.\n")
 
 MAKEFILE = """\
-# `make submission`: zip the modules of student_template/ for Gradescope.
+# `make submission`: check the modules of student_template/, then zip them for Gradescope.
 PYTHON ?= $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
-MODULES := {modules}
 
 .PHONY: submission check
 
 submission:
-\t$(PYTHON) -c "import sys, zipfile; z = zipfile.ZipFile('submission.zip', 'w', zipfile.ZIP_DEFLATED); [z.write(f'student_template/{{m}}.py', f'{{m}}.py') for m in sys.argv[1:]]; z.close()" $(MODULES)
-\t@echo "wrote submission.zip; upload it to Gradescope"
+\t$(PYTHON) -m autograder submit student_template --out submission.zip
 
 check:
 \t$(PYTHON) -m autograder check
 """
+
+
+def student_requirements() -> str:
+    """The students' requirements, each package student code may import marked as in the grading image's requirements
+    (``sandbox.environment``): the handout's check then allows what grading allows, read from the same kind of line."""
+    lines = []
+    for line in (paths.ROOT / "requirements-student.txt").read_text(encoding="utf-8").splitlines():
+        name = environment.marked([f"{line}  {environment.MARK}"])
+        if name and name[0] in environment.student_libraries() and not line.rstrip().endswith(environment.MARK):
+            line = f"{line}  {environment.MARK}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
 
 
 def record_public_expected(assignment: Assignment, folder: Path) -> None:
@@ -162,13 +189,14 @@ def stage_handout(stage: Path, assignment: Assignment) -> None:
     for module in assignment.modules:
         stub = (paths.TEMPLATES / f"{module}.py").read_text(encoding="utf-8").replace(templating.HEADER, STUB_HEADER, 1)
         (stage / "student_template" / f"{module}.py").write_text(stub, encoding="utf-8")
-    shutil.copy(paths.ROOT / "requirements-student.txt", stage / "requirements.txt")
+    (stage / "requirements.txt").write_text(student_requirements(), encoding="utf-8")
+    shutil.copy(Path(__file__).with_name("handout_conftest.py"), stage / "conftest.py")
     starter_notebook.write(assignment, stage / starter_notebook.NAME)
     files = ", ".join(f"`{m}.py`" for m in assignment.modules)
     (stage / "README.md").write_text(README.format(title=assignment.title, first=assignment.modules[0], files=files, count=len(assignment.problems),
                                                    notebook=starter_notebook.NAME, public=_public_points(assignment),
                                                    total=f"{assignment.total_points:g}"), encoding="utf-8")
-    (stage / "Makefile").write_text(MAKEFILE.format(modules=" ".join(assignment.modules)), encoding="utf-8")
+    (stage / "Makefile").write_text(MAKEFILE, encoding="utf-8")
 
 
 def build_handout(out: Path) -> Path:

@@ -23,7 +23,13 @@ an object whose `.passed` says whether all its public tests pass. Hidden tests r
 """
 
 SETUP = """\
-import autograder  # open this notebook in the handout's folder (the one holding this file)"""
+try:
+    import autograder  # this notebook's folder holds autograder/ and student_template/
+except ModuleNotFoundError:
+    raise ModuleNotFoundError(
+        "No module named 'autograder': this notebook must run in the handout's folder (the one holding autograder/, "
+        "student_template/ and this notebook). In Jupyter, open it from that folder; on Colab, upload the folder and "
+        "run %cd to it (e.g. %cd /content/attention-handout) before this cell.") from None"""
 
 LOAD_MODULE = """\
 import importlib.util
@@ -98,6 +104,10 @@ def build(assignment: Assignment) -> nbformat.NotebookNode:
             cells.append(v4.new_code_cell(PLOTS[problem.module]))
     cells.append(v4.new_markdown_cell("## Before you submit: every problem at once"))
     cells.append(v4.new_code_cell("autograder.check()"))
+    cells.append(v4.new_markdown_cell(
+        "## Submit\n\n`autograder.submit()` runs every public test, lists what still fails or is not implemented, and "
+        "writes `submission.zip` with exactly your six modules: upload that file to Gradescope."))
+    cells.append(v4.new_code_cell("autograder.submit()"))
     notebook = v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return notebook

@@ -82,6 +82,28 @@ def tolerance_for(*inputs: Any) -> Tolerance:
     return FLOAT32 if any(has_float32(v) for v in inputs) else FLOAT64
 
 
+def _float_bits(value: Any, depth: int = 0) -> set[int]:
+    """The widths (16, 32, 64) of the floating-point arrays in ``value``, a tensor, array or container of them."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        name = str(dtype).replace("torch.", "")
+        return {int(name[5:])} if name in ("float16", "float32", "float64") else set()
+    if depth < 4 and isinstance(value, (list, tuple)):
+        return set().union(*(_float_bits(v, depth + 1) for v in value[:100])) if value else set()
+    if depth < 4 and isinstance(value, dict):
+        return set().union(*(_float_bits(v, depth + 1) for v in list(value.values())[:100])) if value else set()
+    return set()
+
+
+def precision_hint(got: Any, *inputs: Any) -> str | None:
+    """A hint when a result is in a lower floating-point precision than every floating-point input (float32 for float64)."""
+    given, returned = _float_bits(inputs), _float_bits(got)
+    if not given or not returned or min(returned) >= min(given):
+        return None
+    return (f"your result is float{min(returned)} but the inputs are float{min(given)}: compute in the inputs' dtype "
+            "(no .float(), and give torch.zeros/ones/tensor/arange dtype=X.dtype), so the result keeps their precision.")
+
+
 def describe(value: Any) -> str:
     """A short phrase for a value's kind and size, never its contents."""
     if value is None:
@@ -244,8 +266,8 @@ def expect_equal(got: Any, expected: Any, tol: Tolerance = FLOAT64, called: str 
     if DEFERRED.get():
         return
     diff = difference(got, expected, tol)
-    if diff:
-        fail(diff, called)
+    if diff:  # labelled like Call.matches, so a table shows the expected value and what came back in their own columns
+        raise CheckFailure.labelled(Called=called or "", Expected=describe(expected), Got=describe(got), Where=diff)
 
 
 def expect_true(condition: bool, message: str, called: str | None = None) -> None:

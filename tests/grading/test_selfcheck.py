@@ -1,6 +1,7 @@
 """The self-check: as root it switches no uid, makes nothing private and builds no Python mirror; its verdict in words."""
 
 import os
+import re
 
 import pytest
 
@@ -30,3 +31,52 @@ def test_the_verdict_says_what_passing_means(assignment):
     problem = assignment.problem("receptive_field")
     assert text.startswith(f"{tests} of {tests} public tests fail")
     assert f"carry {report.max_points:g} of this problem's {problem.points:g} points" in text and "after you submit" in text
+
+
+STUDENT_MISTAKES = {
+    "complexity": "import yaml  # installed where the harness runs, but not one of the packages student code may import\n",
+    "receptive_field": (paths.REFERENCE / "receptive_field.py").read_text() + '''
+
+def receptive_field_size(n_layers, n_heads, seq_len=None):
+    return _count_forever()
+
+
+def _count_forever():
+    n = 0
+    while True:
+        n += 1
+        print("counting", n)
+
+
+_reference_receptive_field = receptive_field
+
+
+def receptive_field(attended, position):
+    found = _reference_receptive_field(attended, position)
+    if len(attended):
+        attended[0][0] = attended[0][0]  # a no-op write leaves the values: only a change counts
+        if hasattr(attended[0], "add_"):
+            attended[0].add_(0)
+            attended[0][0] += 1
+    return found
+''',
+}
+
+
+@pytest.mark.parametrize("portable", ["", "1"], ids=["sandbox", "portable"])
+def test_what_grading_refuses_the_self_check_refuses_with_the_same_words(tmp_path, monkeypatch, assignment, portable):
+    monkeypatch.setenv("AUTOGRADER_PORTABLE", portable)
+    for module, source in STUDENT_MISTAKES.items():
+        (tmp_path / f"{module}.py").write_text(source)
+    report = selfcheck.run(tmp_path, assignment, list(STUDENT_MISTAKES))
+    problems = {p.module: p for p in report.problems}
+    assert problems["complexity"].status == ("complexity.py could not be imported: ModuleNotFoundError: `yaml` is not available "
+                                             "where your work is graded; use numpy or torch")
+    tests = {t.name: t.message for t in problems["receptive_field"].tests}
+    stopped = tests["size_formula"]
+    assert "did not finish within the time limit" in stopped and re.search(r"It was at receptive_field\.py, line \d+, in _count_forever\.", stopped)
+    assert "of output: printing that much is slow by itself" in stopped
+    assert "AUTOGRADER_STACK" not in problems["receptive_field"].output and "counting" in problems["receptive_field"].output
+    changed = tests["two_heads_as_tensors_and_zero_layers"]
+    assert "your function changed its argument attended in place" in changed, changed
+    assert tests["worked_example"] == ""  # lists of ints cannot be modified through a tensor's methods; the no-op write is no change

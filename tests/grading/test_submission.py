@@ -92,3 +92,49 @@ def test_an_inner_zip_in_a_zip_has_a_size_cap_and_symlinks_inside_are_refused(tm
     linked = submission.locate(export / "submission_2", MODULES)
     assert not linked.sources and linked.ignored == ["hw.zip (could not be read: it is a symbolic link inside the zip)"]
     assert sorted(os.listdir(tmp_path)) == ["export.zip"]
+
+
+def test_modules_are_found_at_any_depth_as_a_zipped_handout_folder_holds_them(tmp_path):
+    zipped = tmp_path / "sub.zip"
+    zipped.write_bytes(zip_bytes({
+        "attention-handout/student_template/qkv_arithmetic.py": b"# q\n",
+        "attention-handout/student_template/complexity.py": b"# c\n",
+        "attention-handout/README.md": b"read me",
+        "attention-handout/.venv/lib/python3.11/site-packages/complexity.py": b"# a package's own\n",
+    }))
+    located = submission.locate(zipped, MODULES)
+    assert located.sources == {"qkv_arithmetic": b"# q\n", "complexity": b"# c\n"} and not located.problems
+    assert located.paths["complexity"] == "attention-handout/student_template/complexity.py"
+    assert located.ignored == ["attention-handout/README.md"]
+
+
+def test_a_name_found_twice_is_refused_with_both_paths(tmp_path):
+    folder = tmp_path / "sub"
+    (folder / "old").mkdir(parents=True)
+    (folder / "qkv_arithmetic.py").write_bytes(b"# new\n")
+    (folder / "old" / "qkv_arithmetic.py").write_bytes(b"# old\n")
+    (folder / "complexity.py").write_bytes(b"# c\n")
+    located = submission.locate(folder, MODULES)
+    assert located.sources == {"complexity": b"# c\n"} and located.missing == []
+    assert "qkv_arithmetic.py was found 2 times (qkv_arithmetic.py, old/qkv_arithmetic.py)" in located.problems["qkv_arithmetic"]
+
+
+def test_near_miss_names_are_named_with_their_likely_meaning_and_never_cut_from_the_ignored_list(tmp_path):
+    files = {f"notes/file{i:03}.txt": b"x" for i in range(60)}
+    files |= {"qkv_arithmetic (1).py": b"# q\n", "complexity_solution.py": b"# c\n"}
+    (tmp_path / "sub.zip").write_bytes(zip_bytes(files))
+    located = submission.locate(tmp_path / "sub.zip", MODULES)
+    assert not located.sources and set(located.missing) == set(MODULES)
+    assert located.near_misses == {"complexity_solution.py": "complexity", "qkv_arithmetic (1).py": "qkv_arithmetic"}
+    assert "did you mean qkv_arithmetic (1).py? Rename it to qkv_arithmetic.py" in located.problems["qkv_arithmetic"]
+    assert "did you mean complexity_solution.py?" in located.problems["complexity"]
+    assert [e.split(" (did")[0] for e in located.ignored[:2]] == ["complexity_solution.py", "qkv_arithmetic (1).py"]
+
+
+@pytest.mark.parametrize(("name", "meant"), [
+    ("qkv_arithmetic (1).py", "qkv_arithmetic"), ("complexity_solution.py", "complexity"), ("Copy of complexity.py", "complexity"),
+    ("QKV_Arithmetic.py", "qkv_arithmetic"), ("qkv_arithmatic.py", "qkv_arithmetic"), ("my_complexity.py", "complexity"),
+    ("complexity.ipynb", "complexity"), ("helpers.py", None), ("README.md", None), ("complexity.py", None),
+])
+def test_near_miss(name, meant):
+    assert submission.near_miss(name, MODULES) == meant

@@ -11,6 +11,7 @@ import zipfile
 import pytest
 import yaml
 
+from autograder.grading.runner import load_tests
 from autograder.model import manifest, paths
 from autograder.staff import templating
 from autograder.staff.handout import TOP
@@ -101,7 +102,7 @@ def test_check_runs_from_the_extracted_handout(handout, assignment, tmp_path):
         assert staff.returncode == 2 and "staff command" in staff.stderr and "Traceback" not in staff.stderr, staff.stderr
     help_text = subprocess.run([sys.executable, "-m", "autograder", "--help"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     commands = re.findall(r"^    (\S+)", help_text.stdout, flags=re.M)
-    assert help_text.returncode == 0 and commands == ["check"], help_text.stdout
+    assert help_text.returncode == 0 and commands == ["check", "submit"], help_text.stdout
 
     wrong = root / "student_template" / "qkv_arithmetic.py"
     wrong.write_text(wrong.read_text() + "\n\ndef attention_scores(Q, K, scale=1.0):\n    return 2 * scale * (Q @ K.mT)\n")
@@ -113,7 +114,33 @@ def test_make_submission_zips_the_six_modules(handout, assignment, tmp_path):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
     root = extract(handout, tmp_path)
-    proc = subprocess.run(["make", "submission", f"PYTHON={sys.executable}"], cwd=root, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(["make", "submission", f"PYTHON={sys.executable}"], cwd=root, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     with zipfile.ZipFile(root / "submission.zip") as zf:
         assert sorted(zf.namelist()) == sorted(f"{m}.py" for m in assignment.modules)
+    # make submission is submit: the check ran first, and says what is left to do before uploading
+    assert "TODO     qkv_arithmetic.py: not implemented yet: qkv" in proc.stdout and "upload this zip to Gradescope" in proc.stdout
+
+
+def test_pytest_in_the_handout_runs_each_public_test_through_the_check(handout, assignment, tmp_path):
+    root = extract(handout, tmp_path)
+    shutil.copy(paths.REFERENCE / "receptive_field.py", root / "student_template")
+    wrong = (paths.REFERENCE / "complexity.py").read_text() + "\n\ndef kernel_feature_dim(D, degree):\n    return D * degree\n"
+    (root / "student_template" / "complexity.py").write_text(wrong)
+    env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_ROOT", "PYTHONPATH")}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "assignments/receptive_field/tests/public.py",
+                           "assignments/complexity/tests/public.py"], cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    out = proc.stdout
+    assert proc.returncode == 1, out[-3000:] + proc.stderr[-3000:]
+    assert "public.py::size_formula PASSED" in out and "public.py::kernel_feature_dim_small FAILED" in out, out[-3000:]
+    assert "Expected: int 9" in out and "Got: int 6" in out and "Traceback" not in out.split("FAILURES")[-1], out[-3000:]
+    public = sum(len(load_tests(assignment.problem(m), include_hidden=False)) for m in ("receptive_field", "complexity"))
+    assert f"3 failed, {public - 3} passed" in out, out[-500:]  # the three complexity tests that call kernel_feature_dim
+
+
+def test_the_handout_allows_the_imports_grading_allows(handout):
+    with zipfile.ZipFile(handout) as zf:
+        lines = zf.read(f"{TOP}/requirements.txt").decode().splitlines()
+    from autograder.sandbox import environment
+
+    assert environment.marked(lines) == environment.student_libraries() == ("numpy", "torch")

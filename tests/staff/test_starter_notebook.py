@@ -63,6 +63,8 @@ def test_on_the_reference_every_check_passes_and_the_pictures_show(handout_root,
                                                 "    os._exit(1)\n")  # an infinite loop: tests/test_notebook.py
     text, images = execute(root, ['r = autograder.check("receptive_field", folder="hostile")\nprint("survived", r.passed)'])
     assert images == 2
-    tables = text.split("<table>")[1:]  # one per problem, then all six at once (the hostile check below prints, shows no table)
-    assert len(tables) == len(assignment.problems) + 1 and all("public tests pass." in t and "failed" not in t for t in tables), text[-3000:]
+    # one per problem, all six at once, then submit's (the hostile check below prints, shows no table)
+    tables = text.split("<table>")[1:]
+    assert len(tables) == len(assignment.problems) + 2 and all("public tests pass." in t and "failed" not in t for t in tables), text[-3000:]
+    assert "submission.zip with all 6 modules. Upload it to Gradescope" in text and (root / "submission.zip").is_file()
     assert "survived False" in text

@@ -1,6 +1,7 @@
 """Comparison helpers say where a value differs, in words a student can act on."""
 
 import numpy as np
+import pytest
 
 from autograder.testkit import checks
 
@@ -69,3 +70,22 @@ def test_large_arrays_are_compared_in_chunks_with_the_same_message(monkeypatch):
     assert "3 of 231 entries differ" in whole and "first at index (0, 2, 3)" in whole and "at index (2, 5, 1)" in whole
     got[1, 0, 0] = np.nan
     assert "non-finite value (nan) at index (1, 0, 0)" in checks.difference_array(got, expected, checks.FLOAT64)
+
+
+def test_a_result_less_precise_than_its_inputs_gets_one_generic_hint():
+    from autograder.testkit import checks
+
+    x64, x32 = np.zeros((2, 3)), np.zeros((2, 3), dtype=np.float32)
+    assert "your result is float32 but the inputs are float64" in checks.precision_hint(x32, (x64,), {})
+    assert "float32" in checks.precision_hint((x64, x32), ((x64, x64),), {"scale": 0.5})
+    assert checks.precision_hint(x64, (x64,), {}) is None and checks.precision_hint(x32, (x32,), {}) is None
+    assert checks.precision_hint(x32, (3, 4), {}) is None  # no floating-point input to compare with
+
+
+def test_expect_equal_fills_expected_and_got_as_a_call_does():
+    from autograder.testkit import checks
+
+    with pytest.raises(checks.CheckFailure) as failure:
+        checks.expect_equal(128, 256, called="complexity.kernel_feature_dim(D=16, degree=2)")
+    assert failure.value.parts == {"Called": "complexity.kernel_feature_dim(D=16, degree=2)", "Expected": "int 256",
+                                   "Got": "int 128", "Where": "expected 256, got 128"}

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from autograder.testkit import Call, expect_equal, expect_true, problem_support, randn, tensor, test_case
+from autograder.testkit import Call, Named, expect_equal, expect_true, problem_support, randn, tensor, test_case
 
 OK_FORMAT = False
 name = "causal_linear_attention_public"
@@ -17,7 +17,7 @@ V_EX = tensor([[8.0, 0.0], [0.0, 8.0], [-4.0, 0.0]])
 OUT_EX = np.array([[8.0, 0.0], [5.0, 3.0], [1.0, 2.0]])
 
 
-@test_case(points=1, hidden=False)
+@test_case(points=0.5, hidden=False)
 def test_elu_feature_map(causal_linear_attention):
     X = tensor(np.linspace(-4.0, 4.0, 24).reshape(2, 3, 4))
     got = Call(causal_linear_attention.elu_feature_map, X).matches_reference()
@@ -33,7 +33,7 @@ def test_worked_example(causal_linear_attention):
     first.matches((np.array([8.0, 0.0]), (np.array([[16.0, 0.0], [8.0, 0.0]]), np.array([2.0, 1.0]))))
 
 
-@test_case(points=1, hidden=False)
+@test_case(points=0.5, hidden=False)
 def test_kernel_attention_small(causal_linear_attention):
     Call(causal_linear_attention.causal_kernel_attention, randn(5, 3, seed=1), randn(5, 3, seed=2), randn(5, 2, seed=3)).matches_reference()
 
@@ -72,3 +72,20 @@ def test_recurrent_token_by_token(causal_linear_attention):
     rows = run_recurrent(causal_linear_attention, Q, K, V)
     parallel = Call(causal_linear_attention.causal_linear_attention, Q, K, V).reference()
     expect_equal(rows, parallel, called="recurrent_step fed the 6 tokens in order, compared with causal_linear_attention")
+
+
+@test_case(points=1, hidden=False)
+def test_another_feature_map_batched_and_in_single_precision(causal_linear_attention):
+    # feature_map is any function of the last dimension; it may change the feature count (here C -> C + 1).
+    Q, K, V = randn(2, 5, 3, seed=30, scale=0.5), randn(2, 5, 3, seed=31, scale=0.5), randn(2, 5, 2, seed=32)
+    square = Named("square_plus_one")
+    quadratic = Call(causal_linear_attention.causal_kernel_attention, Q, K, V, feature_map=square)
+    quadratic.matches_reference()
+    Call(causal_linear_attention.causal_linear_attention, Q, K, V, feature_map=square, eps=0.0).matches(quadratic.reference())
+    f32 = dict(dtype=np.float32)
+    Q32, K32, V32 = randn(6, 4, seed=33, **f32), randn(6, 4, seed=34, **f32), randn(6, 3, seed=35, **f32)
+    Call(causal_linear_attention.causal_kernel_attention, Q32, K32, V32).matches_reference()
+    Call(causal_linear_attention.causal_linear_attention, Q32, K32, V32).matches_reference()
+    # One step for a batch of 2 x 2 sequences: q, k (2, 2, C), v (2, 2, M), starting from no state.
+    Call(causal_linear_attention.recurrent_step, None, randn(2, 2, 3, seed=36), randn(2, 2, 3, seed=37),
+         randn(2, 2, 2, seed=38)).matches_reference()

@@ -1,8 +1,8 @@
-"""Public tests of problem 4 (shift_matrix): small encodings, one-step shifts, odd d."""
+"""Public tests of problem 4 (shift_matrix): small encodings, one-step and longer shifts, other bases, float32, odd d."""
 
 import numpy as np
 
-from autograder.testkit import FLOAT64, Call, difference, expect_equal, fail, problem_support, test_case
+from autograder.testkit import FLOAT32, FLOAT64, Call, Named, difference, expect_equal, fail, problem_support, test_case
 
 OK_FORMAT = False
 name = "shift_matrix_public"
@@ -18,7 +18,7 @@ def test_encoding_small(shift_matrix):
     expect_equal(got[0], np.array([0.0, 1.0, 0.0, 1.0, 0.0, 1.0]), called=call.shown + "[0]  (position 0: every sin is 0, every cos is 1)")
 
 
-@test_case(points=1, hidden=False)
+@test_case(points=0.5, hidden=False)
 def test_encoding_other_base(shift_matrix):
     Call(shift_matrix.sinusoidal_encoding, 5, 4, base=100.0).matches_reference()
 
@@ -44,3 +44,12 @@ def test_shift_moves_your_encoding_one_step(shift_matrix):
 def test_odd_d_raises_value_error(shift_matrix):
     expect_value_error(Call(shift_matrix.sinusoidal_encoding, 3, 5))
     expect_value_error(Call(shift_matrix.shift_matrix, 5))
+
+
+@test_case(points=0.5, hidden=False)
+def test_shift_by_other_deltas_and_bases_in_single_precision(shift_matrix):
+    Call(shift_matrix.shift_matrix, 4, delta=3, base=100.0).matches_reference()
+    Call(shift_matrix.shift_matrix, 4, delta=-2).matches_reference()
+    Call(shift_matrix.shift_matrix, 4, delta=0).matches_reference()
+    Call(shift_matrix.sinusoidal_encoding, 3, 4, dtype=Named("torch.float32")).matches_reference(rtol=FLOAT32.rtol)
+    Call(shift_matrix.shift_matrix, 4, delta=2, dtype=Named("torch.float32")).matches_reference(rtol=FLOAT32.rtol)

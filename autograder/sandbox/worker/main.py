@@ -504,7 +504,7 @@ def serve_module(server: ModuleServer, request: dict, blobs: list, ends: ModuleE
             os._exit(0)
 
 
-ANSWER_KEYS = ("ok", "value", "error", "seconds")
+ANSWER_KEYS = ("ok", "value", "error", "seconds", "changed")
 
 
 def _answer(header: dict) -> dict | None:
@@ -520,6 +520,10 @@ def _answer(header: dict) -> dict | None:
         answer["error"] = {k: str(error.get(k, ""))[:MAX_TEXT] for k in ("type", "message", "traceback")}
     if "seconds" in answer and type(answer["seconds"]) not in (int, float):
         answer.pop("seconds")
+    if "changed" in answer:  # the names of the arguments the call modified in place
+        changed = answer.pop("changed")
+        if answer["ok"] and isinstance(changed, list):
+            answer["changed"] = [str(name)[:80] for name in changed[:20]]
     return answer
 
 

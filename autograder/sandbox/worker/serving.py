@@ -9,6 +9,7 @@ where torch is imported; it is copied into the sandbox box with the worker.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import sys
 import time
@@ -17,8 +18,9 @@ from collections.abc import Callable
 from typing import Any
 
 if __package__:  # autograder.sandbox.worker.serving, in the grader's recording
-    from . import wire
+    from . import imports, wire
 else:  # serving, beside worker.py in the box
+    import imports
     import wire
 
 MAX_TEXT, MAX_REPLY_BYTES = wire.MAX_TEXT, wire.MAX_REPLY_BYTES
@@ -129,6 +131,50 @@ def encode_result(value: Any) -> tuple[Any, list]:
     return tree, blobs
 
 
+STACK_MARK = b"\x00AUTOGRADER_STACK "  # sandbox.output finds the line that follows it, and keeps it from the student's output
+PIPE_BUF = 4096  # a write to a pipe of at most this many bytes is never interleaved with another process's or thread's
+
+
+class StackAtLimit:
+    """Just before the grader stops a call at its limit, write where it is: the file, line and function a student is
+    told it was stopped in. One ``os.write`` of at most ``PIPE_BUF`` bytes to stderr, which the grader collects with what
+    the code prints; so even a flood of output cannot split it. A thread, not a signal: the same on every platform."""
+
+    def __init__(self) -> None:
+        self.timer = None
+
+    def arm(self, request: dict) -> None:
+        import threading
+
+        limit = request.get("limit")
+        if type(limit) in (int, float) and limit > 0:
+            self.timer = threading.Timer(max(limit - min(0.5, 0.2 * limit), 0.05), self._write, (threading.get_ident(),))
+            self.timer.daemon = True
+            self.timer.start()
+
+    def disarm(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+    @staticmethod
+    def _write(target: int) -> None:
+        import json
+
+        frame, frames = sys._current_frames().get(target), []
+        while frame is not None and len(frames) < 40:
+            frames.append([frame.f_code.co_filename[-300:], frame.f_lineno, frame.f_code.co_name[:80]])
+            frame = frame.f_back
+        data = STACK_MARK + json.dumps(frames).encode() + b"\n"
+        while len(data) > PIPE_BUF - 2 and frames:
+            frames.pop()  # the outermost frames (the worker's own) go first
+            data = STACK_MARK + json.dumps(frames).encode() + b"\n"
+        try:
+            os.write(2, b"\n" + data)
+        except OSError:
+            pass
+
+
 def argument_makers(callables: str | None = None) -> dict[str, Callable[..., Any]]:
     """How the wire's markers become the objects a student function receives; a named function comes with the source
     of its problem's ``callables.py``, or takes ``callables`` (the recording process, which runs one problem)."""
@@ -142,6 +188,48 @@ def argument_makers(callables: str | None = None) -> dict[str, Callable[..., Any
             "named": lambda name, source=None: build(name, source if source is not None else callables)}
 
 
+def _digest(value: Any, into: Any) -> None:
+    import numpy as np
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        with torch._C.DisableTorchFunction():
+            t = torch.Tensor.detach(value).cpu()
+            into.update(f"{t.dtype}{tuple(t.shape)}".encode())
+            if not t.is_complex():
+                into.update(torch.Tensor.numpy(t.resolve_conj().resolve_neg()).tobytes())
+    elif isinstance(value, np.ndarray):
+        into.update(f"{value.dtype}{value.shape}".encode() + np.ascontiguousarray(value).tobytes())
+    elif isinstance(value, (list, tuple)):
+        into.update(f"{type(value).__name__}{len(value)}".encode())
+        for item in value[:10_000]:
+            _digest(item, into)
+
+
+def fingerprints(func: Callable, args: tuple, kwargs: dict) -> dict[str, str]:
+    """A digest of the tensors and arrays in each argument, by the argument's name in ``func``'s signature."""
+    import hashlib
+
+    try:
+        named = dict(inspect.signature(func).bind(*args, **kwargs).arguments)
+    except (TypeError, ValueError):
+        named = {f"{i + 1}": a for i, a in enumerate(args)} | dict(kwargs)
+    digests = {}
+    for name, value in named.items():
+        into = hashlib.blake2b(digest_size=16)
+        try:
+            _digest(value, into)
+        except Exception:  # noqa: BLE001 - a value the call turned into something unreadable counts as changed
+            into.update(b"unreadable")
+        digests[str(name)] = into.hexdigest()
+    return digests
+
+
+def changed_arguments(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """The arguments whose tensors or arrays the call modified in place (SPEC: functions never modify their arguments)."""
+    return [name[:80] for name, digest in before.items() if after.get(name) != digest][:20]
+
+
 Send = Callable[..., None]
 
 
@@ -152,6 +240,7 @@ class ModuleServer:
         self.submission = submission
         self.modules: dict[str, Any] = {}
         self.make = argument_makers()
+        self.watch = StackAtLimit()
 
     def handle(self, request: dict, blobs: list, send: Send) -> None:
         """Answer one ``import`` or ``call`` request with ``send(header, blobs)``."""
@@ -168,15 +257,20 @@ class ModuleServer:
         folder = os.path.join(self.submission, folder_name(request.get("folder")))
         sys.path.insert(0, folder)  # this runs in the module's own process, so nothing leaks to the next
         os.chdir(folder)
+        if "allowed" in request:  # the grading environment's packages: student code may import those and the standard library
+            imports.install(self.submission, request["allowed"])
         start = time.perf_counter()
+        self.watch.arm(request)
         try:
             spec = importlib.util.spec_from_file_location(name, os.path.join(folder, name + ".py"))
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
             spec.loader.exec_module(module)
             self.modules[name] = module
+            self.watch.disarm()
             send({"ok": True, "seconds": time.perf_counter() - start})
         except BaseException as exc:  # noqa: BLE001 - a student module may raise anything
+            self.watch.disarm()
             sys.modules.pop(name, None)
             send({"ok": False, "error": describe_exception(exc, self.submission)})
 
@@ -188,17 +282,22 @@ class ModuleServer:
                   "message": f"module {request['module']} has no function {request['func']}()"}})
             return
         call_args, call_kwargs = wire.decode(request["args"], blobs, self.make)
+        before = fingerprints(func, call_args, call_kwargs)
         start = time.perf_counter()
+        self.watch.arm(request)
         try:
             result = func(*call_args, **call_kwargs)
         except BaseException as exc:  # noqa: BLE001
+            self.watch.disarm()
             send({"ok": False, "error": describe_exception(exc, self.submission)})
             return
+        self.watch.disarm()
         seconds = time.perf_counter() - start
+        changed = changed_arguments(before, fingerprints(func, call_args, call_kwargs))
         try:
             tree, out_blobs = encode_result(result)
         except BaseException as exc:  # noqa: BLE001 - a hostile return value may raise on inspection
             send({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
                   "message": f"the returned value could not be read: {type(exc).__name__}: {text_of(exc)}"}})
             return
-        send({"ok": True, "value": tree, "seconds": seconds}, out_blobs)
+        send({"ok": True, "value": tree, "seconds": seconds} | ({"changed": changed} if changed else {}), out_blobs)

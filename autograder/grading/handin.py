@@ -1,0 +1,121 @@
+"""``submit``: the check, what still fails or is not implemented, and a zip of exactly the six modules.
+
+The zip holds the module files the check read (found as ``grading.submission`` finds them, at any depth of a folder
+or a zip), each at the top level under its own name, so what is uploaded is what was checked.
+"""
+
+from __future__ import annotations
+
+import ast
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..model.manifest import Assignment
+from ..model.scores import GRADED, GradeReport
+from . import selfcheck, submission
+
+
+@dataclass
+class Handin:
+    """What ``submit`` did: the zip written (or why not), the check's report, and what is left to do, per module."""
+
+    out: Path | None
+    report: GradeReport | None
+    missing: list[str] = field(default_factory=list)  # modules not in the zip (not found, found twice, unreadable)
+    unimplemented: dict[str, list[str]] = field(default_factory=dict)  # module -> functions that still raise NotImplementedError
+    failing: dict[str, list[str]] = field(default_factory=dict)  # module -> public tests that fail
+    error: str = ""
+
+    @property
+    def ready(self) -> bool:
+        """Every module in the zip, implemented, and passing its public tests."""
+        return self.out is not None and not (self.missing or self.unimplemented or self.failing)
+
+
+def unimplemented(source: bytes) -> list[str]:
+    """The functions of a module whose body still raises ``NotImplementedError`` (the stub's TODO)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_"):
+            for inner in ast.walk(node):
+                exc = getattr(inner, "exc", None) if isinstance(inner, ast.Raise) else None
+                target = exc.func if isinstance(exc, ast.Call) else exc
+                if isinstance(target, ast.Name) and target.id == "NotImplementedError":
+                    found.append(node.name)
+                    break
+    return found
+
+
+def write_zip(sources: dict[str, bytes], target: Path) -> Path:
+    """A zip of ``sources`` (module -> source), each as ``<module>.py`` at the top level; written whole or not at all."""
+    target = Path(target).resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+        for module, source in sources.items():
+            zf.writestr(f"{module}.py", source)
+    partial.replace(target)
+    return target
+
+
+def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001 - a WorkerSession or None
+    """Check the modules at ``path`` (a folder or a zip), then write ``out`` with exactly the modules found."""
+    path, out = Path(path), Path(out)
+    try:
+        located = submission.locate(path, assignment.modules)
+    except submission.SubmissionError as exc:
+        return Handin(None, None, list(assignment.modules), error=str(exc))
+    if path.exists() and out.resolve() == path.resolve():
+        return Handin(None, None, error=f"{out} is the submission being checked; choose another --out")
+    report = selfcheck.run(path, assignment, session=session)
+    handin = Handin(None, report, [m for m in assignment.modules if m not in located.sources])
+    for module, source in located.sources.items():
+        todo = unimplemented(source)
+        if todo:
+            handin.unimplemented[module] = todo
+    for problem in report.problems:
+        failed = [t.name for t in problem.tests if not t.passed]
+        if failed and problem.kind == GRADED and problem.module not in handin.unimplemented:
+            handin.failing[problem.module] = failed
+    if located.sources:
+        handin.out = write_zip(located.sources, out)
+    else:
+        handin.error = "none of the six module files was found, so no zip was written"
+    return handin
+
+
+def describe(handin: Handin, assignment: Assignment) -> list[str]:
+    """What a student reads after ``submit``: what is left to do, then what to upload."""
+    if handin.report is None and handin.out is None:
+        return [f"error: {handin.error}"]
+    lines = []
+    problems = {p.module: p for p in handin.report.problems} if handin.report else {}
+    for module in assignment.modules:
+        problem = problems.get(module)
+        if module in handin.missing:
+            why = problem.status if problem is not None else "not found"
+            lines.append(f"  MISSING  {module}.py: {why}")
+        elif module in handin.unimplemented:
+            lines.append(f"  TODO     {module}.py: not implemented yet: {', '.join(handin.unimplemented[module])}")
+        elif module in handin.failing:
+            failed = handin.failing[module]
+            lines.append(f"  FAIL     {module}.py: {len(failed)} public test(s) fail: {', '.join(failed[:5])}"
+                         + (" ..." if len(failed) > 5 else ""))
+        elif problem is not None and problem.kind != GRADED:
+            lines.append(f"  FAIL     {module}.py: {problem.status}")
+        else:
+            lines.append(f"  ok       {module}.py: every public test passes")
+    if handin.out is None:
+        return lines + [f"error: {handin.error}"]
+    where = f"{handin.out}"
+    if handin.ready:
+        lines.append(f"Wrote {where} with all {len(assignment.modules)} modules. Upload it to Gradescope (the hidden tests run there).")
+    else:
+        lines.append(f"Wrote {where} with {len(assignment.modules) - len(handin.missing)} of the {len(assignment.modules)} modules; what is listed above still costs points. Fix it and run "
+                     "submit again, or upload this zip to Gradescope as it is (you may resubmit until the deadline).")
+    return lines

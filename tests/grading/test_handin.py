@@ -1,0 +1,61 @@
+"""``submit``: the check, what is left to do, and a zip of exactly the six modules, whatever shape the work was in."""
+
+import zipfile
+
+from autograder.grading import handin
+from autograder.model import paths
+from tests.helpers import reference_submission, zip_folder
+
+
+def test_a_zipped_handout_folder_becomes_a_zip_of_the_six_modules_at_its_top(tmp_path, assignment):
+    handout = tmp_path / "attention-handout"
+    reference_submission(handout / "student_template")
+    (handout / "README.md").write_text("the handout")
+    (handout / "student_template" / "complexity_solution.py").write_text("# an old copy\n")
+    with zipfile.ZipFile(tmp_path / "whole.zip", "w") as zf:
+        for path in sorted(handout.rglob("*")):
+            zf.write(path, path.relative_to(tmp_path).as_posix())
+    done = handin.submit(tmp_path / "whole.zip", tmp_path / "out" / "submission.zip", assignment)
+    assert done.ready and done.report.points == done.report.max_points
+    with zipfile.ZipFile(done.out) as zf:
+        assert sorted(zf.namelist()) == sorted(f"{m}.py" for m in assignment.modules)
+        assert zf.read("complexity.py") == (paths.REFERENCE / "complexity.py").read_bytes()
+    lines = handin.describe(done, assignment)
+    assert lines[-1].startswith(f"Wrote {done.out} with all 6 modules. Upload it to Gradescope")
+
+
+def test_what_is_missing_failing_or_not_implemented_is_listed_and_the_rest_is_zipped(tmp_path, assignment):
+    folder = reference_submission(tmp_path / "work", drop=("shift_matrix",), replace={
+        "complexity": (paths.TEMPLATES / "complexity.py").read_text(),
+        "receptive_field": (paths.REFERENCE / "receptive_field.py").read_text()
+        + "\n\ndef receptive_field_size(n_layers, n_heads, seq_len=None):\n    return 0\n",
+    })
+    done = handin.submit(folder, tmp_path / "submission.zip", assignment)
+    assert not done.ready and done.missing == ["shift_matrix"]
+    assert done.unimplemented["complexity"] == ["softmax_attention_macs", "transformer_attention_macs", "kernel_feature_dim",
+                                                "linear_attention_macs", "crossover_length", "relative_position_bias_params"]
+    assert done.failing == {"receptive_field": ["size_formula", "size_capped_at_seq_len"]}
+    text = "\n".join(handin.describe(done, assignment))
+    for line in ("MISSING  shift_matrix.py: shift_matrix.py was not found in the submission",
+                 "TODO     complexity.py: not implemented yet: softmax_attention_macs",
+                 "FAIL     receptive_field.py: 2 public test(s) fail: size_formula, size_capped_at_seq_len",
+                 "ok       qkv_arithmetic.py", "with 5 of the 6 modules"):
+        assert line in text, line
+    with zipfile.ZipFile(done.out) as zf:
+        assert len(zf.namelist()) == 5
+
+
+def test_nothing_to_zip_and_overwriting_the_submission_are_refused(tmp_path, assignment):
+    (tmp_path / "empty").mkdir()
+    done = handin.submit(tmp_path / "empty", tmp_path / "submission.zip", assignment)
+    assert done.out is None and "none of the six module files was found" in "\n".join(handin.describe(done, assignment))
+    assert not (tmp_path / "submission.zip").exists()
+    zipped = zip_folder(reference_submission(tmp_path / "ref"), tmp_path / "mine.zip")
+    done = handin.submit(zipped, zipped, assignment)
+    assert done.out is None and "choose another --out" in done.error
+
+
+def test_unimplemented_reads_the_source():
+    assert handin.unimplemented(b"def f():\n    raise NotImplementedError\n\ndef g():\n    return 1\n"
+                                b"def h():\n    raise NotImplementedError('TODO')\n") == ["f", "h"]
+    assert handin.unimplemented(b"def f(:\n") == []

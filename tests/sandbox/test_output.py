@@ -1,0 +1,28 @@
+"""The output buffer: the first part and the last lines of a flood, and where a call was just before its limit."""
+
+import json
+
+from autograder.sandbox.output import OUTPUT_LIMIT, OutputBuffer
+
+
+def stack_line(frames):
+    return b"\n\x00AUTOGRADER_STACK " + json.dumps(frames).encode() + b"\n"
+
+
+def test_the_place_written_before_the_limit_is_found_even_in_a_flood_and_never_shown():
+    buffer = OutputBuffer()
+    buffer.feed(b"x" * (OUTPUT_LIMIT + 10))
+    start = buffer.fed
+    line = stack_line([["/box/submission-1/m.py", 3, "f"], ["/box/main.py", 9, "<module>"]])
+    buffer.feed(b"y" * 100 + line[:20])  # the line straddles two reads of the pipe
+    buffer.feed(line[20:] + b"last words\n" + b"z" * 100_000 + b"\nthe end\n")
+    assert buffer.stopped_at(start) == [("/box/submission-1/m.py", 3, "f"), ("/box/main.py", 9, "<module>")]
+    assert buffer.stopped_at(buffer.fed) == []  # written before the call that asks
+    shown = buffer.text()
+    assert "more bytes of output dropped" in shown and shown.endswith("the end\n") and "AUTOGRADER_STACK" not in shown
+
+
+def test_a_place_in_what_is_kept_is_not_shown_either():
+    buffer = OutputBuffer()
+    buffer.feed(b"before\n" + stack_line([["/s/submission-2/m.py", 1, "g"]]) + b"after\n")
+    assert buffer.text() == "before\nafter\n" and buffer.stopped_at() == [("/s/submission-2/m.py", 1, "g")]
