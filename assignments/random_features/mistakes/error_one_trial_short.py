@@ -1,6 +1,5 @@
 # for t in range(1, n_trials): one trial too few; with n_trials=1 there is no trial to average.
 HINT = "Average over exactly n_trials trials (range(n_trials)): with n_trials=1 yours averages no trial at all."
-import numpy as np
 
 
 def approximation_error(D, num_features, n_tokens=64, input_scale=0.3, n_trials=8, seed=0):
@@ -12,4 +11,4 @@ def approximation_error(D, num_features, n_tokens=64, input_scale=0.3, n_trials=
         similarity = softmax_kernel(Q, K)
         exact = (similarity / similarity.sum(dim=-1, keepdim=True)) @ V
         errors.append(float(torch.linalg.norm(rff_attention(Q, K, V, W) - exact) / torch.linalg.norm(exact)))
-    return float(np.mean(errors)) if errors else float("nan")
+    return sum(errors) / len(errors) if errors else float("nan")  # np.mean([]) is nan too
