@@ -168,12 +168,13 @@ def difference_array(got: Any, expected: Any, tol: Tolerance) -> str | None:
     for part in chunks:
         g, e = flat_got[part].astype(np.float64), flat_exp[part]
         with np.errstate(invalid="ignore"):
-            err = np.abs(g - e)
-            wrong = ~((err <= tol.rtol * (np.abs(e) + scale)) | (g == e))
+            # A NaN matches only a NaN (a known mistake's recorded output may hold NaNs); it counts as the largest error.
+            err = np.where(np.isnan(g) | np.isnan(e), np.inf, np.abs(g - e))
+            wrong = ~((err <= tol.rtol * (np.abs(e) + scale)) | (g == e) | (np.isnan(g) & np.isnan(e)))
         if wrong.any():
             wrong_count += int(wrong.sum())
             first = first if first is not None else part.start + int(np.flatnonzero(wrong)[0])
-            i = int(np.nanargmax(np.where(wrong, err, -1.0)))
+            i = int(np.argmax(np.where(wrong, err, -1.0)))
             if err[i] > worst_err:  # the first of the largest errors, as one argmax over the whole array
                 worst, worst_err = part.start + i, float(err[i])
     if not wrong_count:

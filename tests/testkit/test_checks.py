@@ -30,6 +30,13 @@ def test_nan_where_finite_expected():
     assert "non-finite" in checks.difference(np.array([np.nan, 1.0]), np.array([0.5, 1.0]))
 
 
+def test_expected_nans_match_only_nans():
+    # A known mistake's recorded output may hold NaNs: comparing a student's value with it must say "differs", not crash.
+    mistake = np.array([np.nan, np.nan, 1.0])
+    assert "2 of 3 entries differ" in checks.difference(np.array([0.5, 0.5, 1.0]), mistake)
+    assert checks.difference(np.array([np.nan, np.nan, 1.0]), mistake) is None
+
+
 def test_ints_are_exact_and_floats_are_not_ints():
     assert checks.difference(5**40, 5**40) is None
     assert "expected an int" in checks.difference(float(5**40), 5**40)
