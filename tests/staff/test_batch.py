@@ -1,17 +1,19 @@
 """`grade-all`: a row per submission whatever it holds, resumable, the same CSV for any --jobs."""
 
 import csv
+import errno
 import io
 import json
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from autograder.model import manifest, paths
+from autograder.model import manifest, paths, scores
 from autograder.staff import batch
-from tests.helpers import make_report, reference_submission, zip_folder
+from tests.helpers import make_report, one_problem_root, reference_submission, zip_folder
 
 
 def make_dir(root, modules):
@@ -153,3 +155,145 @@ def test_progress_in_a_pipe_is_at_most_ten_lines_plus_the_grader_errors():
 @pytest.mark.parametrize(("seconds", "shown"), [(4.4, "4 s"), (61, "1 min 01 s"), (3725, "1 h 02 min")])
 def test_time_left_reads_naturally(seconds, shown):
     assert batch.readable_duration(seconds) == shown
+
+
+# ---- with a fake grader: what grade-all does around grading, quickly ----
+
+GOOD = "# good\n"
+
+
+class FakeSession:
+    def close(self):
+        pass
+
+
+def fake_grade(path, assignment=None, session=None, tests=None, modules=None, **_):
+    """A grade from the files alone: every test passes in a module holding GOOD, every other test fails in one without
+    it; a missing or unreadable module is recorded as the grader records it. The notes say what was graded."""
+    from autograder.grading import submission
+
+    try:
+        located = submission.locate(Path(path), assignment.modules)
+    except submission.SubmissionError as exc:
+        located = submission.Located(problems={m: str(exc) for m in assignment.modules})
+    problems = []
+    for problem in assignment.problems:
+        if modules is not None and problem.module not in modules:
+            continue
+        specs, source = tests[problem.module], located.sources.get(problem.module)
+        result = scores.ProblemResult(problem.module, problem.title)
+        if source is None:
+            result.status = located.problems[problem.module]
+            result.kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
+        good = source is not None and GOOD.encode() in source
+        result.tests = [scores.TestResult(problem.module, s.name, s.points, s.hidden, good or (source is not None and i % 2 == 0))
+                        for i, s in enumerate(specs)]
+        problems.append(result)
+    return scores.GradeReport(str(path), problems, [f"graded {modules or 'all'}"], 1.0)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+
+
+def two_problems(tmp_path):
+    folder = tmp_path / "assignments"
+    folder.mkdir()
+    for module in ("qkv_arithmetic", "complexity"):
+        (folder / module).symlink_to(paths.ASSIGNMENTS / module)
+    total = sum(manifest.load().problem(m).points for m in ("qkv_arithmetic", "complexity"))
+    (folder / "assignment.yaml").write_text(f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {total:g}\n'
+                                            "problems:\n  - qkv_arithmetic\n  - complexity\n")
+    return manifest.load(folder / "assignment.yaml")
+
+
+def fake_folder(root, count=5):
+    """Submissions ``s0``..: both modules good, one good, none, an unreadable zip, ..."""
+    subs = root / "subs"
+    for i in range(count):
+        (subs / f"s{i}").mkdir(parents=True)
+        for j, module in enumerate(("qkv_arithmetic", "complexity")):
+            (subs / f"s{i}" / f"{module}.py").write_text(GOOD if (i + j) % 3 else "# wrong\n")
+    (subs / "broken.zip").write_bytes(b"PK\x03\x04 cut short")
+    return subs
+
+
+def records_of(out):
+    return {p.stem: json.loads(p.read_text()) for p in sorted((out.parent / "records").glob("*.json"))}
+
+
+def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_path, fake, monkeypatch):
+    two = two_problems(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    first = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    assert len(first.graded) == 6 and first.stale == {}
+    current = dict(first.fingerprint)
+    assert all(r["fingerprint"] == current for r in records_of(out).values()) and set(current) == {"qkv_arithmetic", "complexity", "harness"}
+    assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
+
+    real = batch.fingerprint.of
+    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), complexity="changed"))
+    before = records_of(out)
+    again = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    assert sorted(again.graded) == sorted(first.graded) and set(map(tuple, again.stale.values())) == {("complexity",)}
+    assert batch.stale_summary(again).startswith("6 earlier records were graded with other tests") and "complexity (6)" in batch.stale_summary(again)
+    after = records_of(out)
+    for name, record in after.items():
+        assert record["notes"] == ["graded ['complexity']"] and record["fingerprint"]["complexity"] == "changed"
+        assert record["problems"][0] == before[name]["problems"][0]  # qkv_arithmetic kept as it was
+        assert [p["module"] for p in record["problems"]] == ["qkv_arithmetic", "complexity"]
+
+    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), complexity="changed", harness="new code"))
+    whole = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    assert len(whole.graded) == 6 and all(r["notes"] == ["graded all"] for r in records_of(out).values())
+    assert "every problem (6)" in batch.stale_summary(whole)
+
+
+def test_the_assignment_is_checked_whole_before_any_submission(tmp_path, fake):
+    root = one_problem_root(tmp_path, "qkv_arithmetic")
+    hidden = root / "assignments" / "qkv_arithmetic" / "tests" / "hidden.py"
+    hidden.write_text(hidden.read_text().replace("@test_case(points=", "@test_case(points=1+", 1))  # points out of step with the yaml
+    broken = manifest.load(root / "assignments" / "assignment.yaml")
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    with pytest.raises(batch.RunError, match=r"nothing was graded or written: ManifestError: .*problem\.yaml: key 'points' is 15 but its tests add up to 16"):
+        batch.grade_all(subs, out, assignment=broken, stream=io.StringIO())
+    assert not out.parent.exists()
+
+
+def test_a_full_disk_stops_with_a_message_and_the_rerun_resumes(tmp_path, fake, monkeypatch):
+    small = one_problem(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    monkeypatch.setattr(batch.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10 << 30, 10 << 30, 5 << 20))
+    with pytest.raises(batch.RunError, match=r"has 5 MB free, and grading 6 submissions needs about 21 MB"):
+        batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    assert not out.parent.exists()
+    monkeypatch.undo()
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+
+    real, calls = batch.write_text, []
+
+    def fill_up(path, text):
+        calls.append(path)
+        if len(calls) > 2 and path.parent.name == "records":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, text)
+
+    monkeypatch.setattr(batch, "write_text", fill_up)
+    with pytest.raises(batch.RunError, match=r"is full \(No space left on device\); \d submissions graded in this run are kept"):
+        batch.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
+    kept = set(records_of(out))
+    assert 0 < len(kept) < 6
+    monkeypatch.setattr(batch, "write_text", real)
+    rest = batch.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
+    assert set(rest.graded) == {"broken.zip", "s0", "s1", "s2", "s3", "s4"} - kept and len(read_csv(out)) == 6
+
+
+def test_an_unreadable_submission_says_so(tmp_path, fake):
+    small = one_problem(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    rows = {r["submission"]: r for r in read_csv(out)}
+    assert rows["broken.zip"]["status"].startswith("could not read: broken.zip is neither a folder nor a .zip")
