@@ -13,7 +13,7 @@ import pytest
 
 from autograder.model import manifest, paths, scores
 from autograder.staff import batch
-from tests.helpers import make_report, one_problem_root, reference_submission, zip_folder
+from tests.helpers import make_report, one_problem_root, reference_submission, zip_bytes, zip_folder
 
 
 def make_dir(root, modules):
@@ -297,3 +297,73 @@ def test_an_unreadable_submission_says_so(tmp_path, fake):
     batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
     rows = {r["submission"]: r for r in read_csv(out)}
     assert rows["broken.zip"]["status"].startswith("could not read: broken.zip is neither a folder nor a .zip")
+
+
+def fake_export(path, count=9):
+    """A zipped export: ``count`` submissions of the fake's kinds, a group, a student who submitted twice, a listed
+    submission without a folder."""
+    files, entries = {}, []
+    for i in range(count):
+        name = f"submission_{100 + i}"
+        files[f"{name}/qkv_arithmetic.py"] = GOOD if i % 3 else "# wrong\n"
+        student = "" if i != 4 else "  - :name: Pat Two\n    :sid: '1004b'\n    :email: pat@x\n"
+        email = "pat@x" if i == 7 else f"s{i}@x"
+        entries.append(f"{name}:\n  :submitters:\n  - :name: Student {i}\n    :sid: '{1000 + i}'\n    :email: {email}\n{student}"
+                       f"  :created_at: 2024-03-0{1 + i % 5} 10:00:00.000000000 -08:00\n")
+    entries.append("submission_999:\n  :submitters:\n  - :name: No Folder\n    :sid: '999'\n    :email: nf@x\n")
+    files["submission_metadata.yml"] = "".join(entries)
+    path.write_bytes(zip_bytes({f"export/{k}": v for k, v in files.items()}))
+    return path
+
+
+def outputs(out):
+    """What a run leaves that must not depend on how it was split: the CSVs, the summary, every record and result."""
+    found = {name: (out.parent / name).read_text() for name in ("grades.csv", "gradescope_upload.csv", "summary.txt")}
+    for kind in ("records", "results"):
+        found |= {f"{kind}/{p.name}": p.read_text() for p in sorted((out.parent / kind).glob("*.json"))}
+    return found
+
+
+def finish(opened):
+    batch.write_summary(opened)
+    batch.write_upload(opened)
+    return opened
+
+
+def test_three_shards_merged_equal_one_run_and_shards_of_other_tests_are_refused(tmp_path, fake, monkeypatch):
+    small = one_problem(tmp_path)
+    export = fake_export(tmp_path / "export.zip")
+    single = tmp_path / "single" / "grades.csv"
+    finish(batch.grade_all(export, single, jobs=2, assignment=small, stream=io.StringIO()))
+    shards = [tmp_path / f"shard{k}" / "grades.csv" for k in (1, 2, 3)]
+    parts = [batch.grade_all(export, out, jobs=1, assignment=small, stream=io.StringIO(), shard=(k, 3)).graded
+             for k, out in enumerate(shards, 1)]
+    assert sorted(sum(parts, [])) == sorted(f"submission_{100 + i}" for i in range(9)) and all(len(p) == 3 for p in parts)
+    merged_out = tmp_path / "merged" / "grades.csv"
+    opened, _ = batch.open_batch(export, merged_out, small, check=False)
+    finish(batch.merge(opened, [s.parent for s in reversed(shards)]))
+    assert outputs(merged_out) == outputs(single)
+
+    opened, _ = batch.open_batch(export, tmp_path / "m2" / "grades.csv", small, check=False)
+    with pytest.raises(batch.RunError, match=r"shards 2/3 are missing"):
+        batch.merge(opened, [shards[0].parent, shards[2].parent])
+    record = next((shards[1].parent / "records").glob("*.json"))
+    data = json.loads(record.read_text())
+    data["fingerprint"]["qkv_arithmetic"] = "graded with other tests"
+    record.write_text(json.dumps(data))
+    with pytest.raises(batch.RunError, match=r"graded with different tests, recorded values or harness code"):
+        batch.merge(opened, [s.parent for s in shards])
+    assert not (tmp_path / "m2").exists()
+
+
+def test_the_upload_takes_each_students_latest_submission(tmp_path, fake):
+    small = one_problem(tmp_path)
+    out = tmp_path / "out" / "grades.csv"
+    done = batch.grade_all(fake_export(tmp_path / "export.zip"), out, assignment=small, stream=io.StringIO())
+    upload = batch.write_upload(done)
+    # pat@x is in submission_104 (created March 5, with Student 4) and submission_107 (March 3): 104 is the latest.
+    rows = {r[2]: r for r in upload.rows}
+    assert rows["pat@x"] == ["Pat Two", "1004b", "pat@x", f"{done.reports['submission_104'].points:g}"]
+    assert "submission_107: Student 7 has a later submission, submission_104" in upload.left_out
+    assert any("submission_104: Pat Two" in c and "submission_107: Student 7" in c for c in upload.conflicts)
+    assert "submission_999: not graded (submission_metadata.yml lists submission_999 but the export has no folder submission_999/)" in upload.left_out
