@@ -161,7 +161,11 @@ def test_the_upload_csv_is_well_formed(first_run):
 def test_the_summary_counts_what_the_results_say(first_run):
     _, _, _, out, _ = first_run
     results = [json.loads((out.parent / "results" / f"{name}.json").read_text()) for name in GRADED]
-    tests = [t for r in results for t in r["tests"] if t["max_score"] > 0]
+    # Pass rates count the submissions whose module was graded: not the empty one (its module is missing).
+    graded = [name for name in GRADED
+              if json.loads((out.parent / "records" / f"{name}.json").read_text())["problems"][0]["kind"] == "ok"]
+    assert graded == [name for name in GRADED if name != "submission_104"]
+    tests = [t for name, r in zip(GRADED, results) if name in graded for t in r["tests"] if t["max_score"] > 0]
     passed = {t["name"].split(": ", 1)[1]: (sum(u["status"] == "passed" for u in tests if u["name"] == t["name"]),
                                            sum(u["name"] == t["name"] for u in tests)) for t in tests}
     hints = {v.name: f"Hint: {v.hint}" for v in solutions.mistakes(MODULE)}
@@ -320,3 +324,35 @@ def test_bad_arguments_are_explained_before_any_grading(tmp_path):
     (tmp_path / "o" / "records" / "x.json").write_text("{}")
     proc = grade_all(root, tmp_path, "--out", tmp_path / "o" / "grades.csv", "--against", tmp_path / "o")
     assert proc.returncode == 2 and "is where this run writes" in proc.stderr
+
+
+def test_printed_names_are_escaped_and_a_folder_not_graded_is_listed(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    from autograder.commands.staff import grade_all as command
+    from autograder.staff import batch
+    from tests.staff.test_batch import GOOD, FakeSession, fake_grade
+
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+    root = one_problem_root(tmp_path, MODULE)
+    real_load = batch.manifest.load
+    monkeypatch.setattr(batch.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
+    export = tmp_path / "export.zip"
+    export.write_bytes(zip_bytes({
+        "submission_metadata.yml": ('submission_1:\n  :submitters:\n  - :name: "Eve\\e]0;owned\\a\\nNext line"\n    :sid: "=1+1"\n'
+                                    '    :email: eve@x\nsubmission_2:\n  :submitters:\n  - :name: "Mal\\e[2J\\tory"\n'
+                                    '..\\..\\evil:\n  :submitters:\n  - :name: "Evil"\n    :sid: "666"\n'),
+        f"submission_1/{MODULE}.py": GOOD, f"submission_2/{MODULE}.py": GOOD, f"..\\..\\evil/{MODULE}.py": GOOD}))
+    out = tmp_path / "o" / "grades.csv"
+    args = argparse.Namespace(dir=str(export), out=str(out), jobs=1, force=False, against=None, shard=None, merge=None)
+    assert command.run(args) == 0
+    printed = capsys.readouterr()
+    assert "\x1b" not in printed.out + printed.err and "\x07" not in printed.out + printed.err
+    assert "not graded: ..\\..\\evil: its name holds a path separator (/ or \\); rename it" in printed.err
+    assert "submission_2: Mal\\x1b[2J\\tory has neither SID nor email to match on Gradescope" in printed.out
+    assert "..\\..\\evil: not graded (not graded: its name holds a path separator" in printed.out  # left out of the upload
+    rows = list(csv.reader(io.StringIO((out.parent / "gradescope_upload.csv").read_text(), newline="")))
+    assert rows[1] == ["Eve\x1b]0;owned\x07\nNext line", "'=1+1", "eve@x", "15"]  # the value survives, the formula does not
+    assert not list(tmp_path.glob("**/evil*")) and sorted(p.name for p in (out.parent / "records").iterdir()) == [
+        "submission_1.json", "submission_2.json"]
