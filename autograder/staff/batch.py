@@ -238,12 +238,12 @@ class Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, file=self.stream, unit="sub", dynamic_ncols=True, smoothing=0.1,
-                            bar_format="{bar:30} {n_fmt}/{total_fmt}  {rate_fmt}  {remaining} left  {postfix}")
+                            bar_format="{bar:30} {n_fmt}/{total_fmt}  {rate_fmt}  {remaining} left  {desc}")
 
     def update(self, name: str, report: GradeReport) -> None:
         self.done += 1
         if self.bar is not None:
-            self.bar.set_postfix_str(one_line(name)[:30], refresh=False)
+            self.bar.set_description_str(one_line(name)[:30], refresh=False)
             self.bar.update(1)
             if self.done == self.total:
                 self.bar.close()
