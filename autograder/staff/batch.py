@@ -17,6 +17,7 @@ the shards' records.
 from __future__ import annotations
 
 import errno
+import gc
 import json
 import os
 import shutil
@@ -113,6 +114,15 @@ def check_assignment(assignment: Assignment | None = None) -> tuple[Assignment, 
     except Exception as exc:  # noqa: BLE001 - whatever it is, no submission can be graded with it
         raise RunError(f"the assignment cannot be graded, so nothing was graded or written: {type(exc).__name__}: {exc}\n"
                        "Fix the assignment (grade one submission with `grade` to try it) and run grade-all again.") from None
+    finally:
+        _close_stores()
+
+
+def _close_stores() -> None:
+    """Drop the recorded values this process opened: a job forked with an open .npz would share its file offset with
+    the other jobs, and their reads would interleave (each job opens its own)."""
+    expected_records.store.cache_clear()
+    gc.collect()
 
 
 def grade_one(path: Path, assignment: Assignment, session=None, tests=None, modules: list[str] | None = None) -> GradeReport:
@@ -149,6 +159,7 @@ def _start_job(assignment: Assignment, parent: int, expected: dict[str, str]) ->
     from multiprocessing import util
 
     _die_with_parent(parent)
+    _close_stores()
     _JOB["assignment"] = assignment
     _JOB["session"] = grader.reusable_session(assignment)
     util.Finalize(None, _JOB["session"].close, exitpriority=10)

@@ -4,6 +4,7 @@ import csv
 import errno
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -369,3 +370,20 @@ def test_the_upload_takes_each_students_latest_submission(tmp_path, fake):
     assert "submission_107: Student 7 has a later submission, submission_104" in upload.left_out
     assert any("submission_104: Pat Two" in c and "submission_107: Student 7" in c for c in upload.conflicts)
     assert "submission_999: not graded (submission_metadata.yml lists submission_999 but the export has no folder submission_999/)" in upload.left_out
+
+
+def open_npz_files():
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        found += [target] if target.endswith(".npz") else []
+    return found
+
+
+def test_the_check_leaves_no_recorded_values_open_for_the_jobs_to_share(tmp_path):
+    """A job forked with the parent's open .npz shares its file offset with the other jobs: reads would interleave."""
+    batch.check_assignment(one_problem(tmp_path))
+    assert open_npz_files() == []
