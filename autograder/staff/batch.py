@@ -44,6 +44,7 @@ SKIPPED = gradescope_export.SKIPPED
 RECORDS, RESULTS = "records", "results"
 SUMMARY_TXT, SUMMARY_HTML, HISTOGRAM = "summary.txt", "summary.html", "histogram.png"
 UPLOAD_CSV, REGRADE, SHARD = "gradescope_upload.csv", "regrade.txt", "shard.json"
+GRADER_FAILED = "grader failed"  # in Batch.stale: an earlier record the grader failed on, graded again
 # Free space a run wants before it starts, and per submission still to grade (a record and a result take ~20-60 KB).
 MIN_FREE_BYTES, FREE_PER_SUBMISSION = 20 << 20, 256 << 10
 
@@ -199,6 +200,9 @@ def _load_done(batch: Batch, names: list[str]) -> dict[str, GradeReport]:
             report = GradeReport.from_dict(json.loads(record.read_text(encoding="utf-8")))
         except (ValueError, KeyError, TypeError):
             continue  # a damaged record is graded again
+        if not report.problems:  # the grader failed on it (a job that died, say): try again
+            batch.stale[name] = [GRADER_FAILED]
+            continue
         changed = fingerprint.stale(report.fingerprint, batch.fingerprint)
         if changed:
             batch.stale[name] = changed
@@ -394,18 +398,21 @@ def _grade_todo(batch: Batch, found: dict[str, Path], todo: list[str], stale: di
 
 def stale_summary(batch: Batch) -> str:
     """One line on the records graded again because what grades changed since (empty when none was)."""
-    if not batch.stale:
-        return ""
-    harness = sum(fingerprint.HARNESS in changed for changed in batch.stale.values())
+    failed = sum(changed == [GRADER_FAILED] for changed in batch.stale.values())
+    stale = {name: changed for name, changed in batch.stale.items() if changed != [GRADER_FAILED]}
+    lines = [f"{failed} submissions the grader had failed on in an earlier run: graded again"] if failed else []
+    if not stale:
+        return "\n".join(lines)
+    harness = sum(fingerprint.HARNESS in changed for changed in stale.values())
     by_problem: dict[str, int] = {}
-    for changed in batch.stale.values():
+    for changed in stale.values():
         for module in changed:
             if module != fingerprint.HARNESS:
                 by_problem[module] = by_problem.get(module, 0) + 1
     parts = [f"{module} ({count})" for module, count in by_problem.items()]
     parts += [f"the harness or an older record, so every problem ({harness})"] if harness else []
-    return (f"{len(batch.stale)} earlier records were graded with other tests, points, recorded values or harness code: graded "
-            f"again what changed: {', '.join(parts)}")
+    return "\n".join([f"{len(stale)} earlier records were graded with other tests, points, recorded values or harness code: "
+                      f"graded again what changed: {', '.join(parts)}", *lines])
 
 
 def grade_all(folder: Path, csv_path: Path, jobs: int = 1, force: bool = False, assignment: Assignment | None = None,

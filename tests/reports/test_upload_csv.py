@@ -37,7 +37,7 @@ def test_rows_per_student_and_every_left_out_submission_named():
         ["Cy", "9", "", "0"],
     ]
     assert upload.left_out == [
-        "submission_3: the grader failed on it (grader error: OSError: disk full); grade it again with --force",
+        "submission_3: the grader failed on it (grader error: OSError: disk full); run grade-all again to grade it again",
         "submission_4: its submitters are unknown (bad entry)",
         "submission_5: not graded (no folder)",
         "submission_6: Nobody has neither SID nor email to match on Gradescope",

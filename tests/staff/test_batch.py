@@ -387,3 +387,21 @@ def test_the_check_leaves_no_recorded_values_open_for_the_jobs_to_share(tmp_path
     """A job forked with the parent's open .npz shares its file offset with the other jobs: reads would interleave."""
     batch.check_assignment(one_problem(tmp_path))
     assert open_npz_files() == []
+
+
+def test_a_submission_the_grader_failed_on_is_graded_again_by_a_rerun(tmp_path, fake, monkeypatch):
+    small = one_problem(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+
+    def failing(path, *args, **kw):
+        if Path(path).name == "s1":
+            raise RuntimeError("a job died")
+        return fake_grade(path, *args, **kw)
+
+    monkeypatch.setattr(batch.grader, "grade", failing)
+    first = batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    assert first.reports["s1"].problems == [] and first.stale == {}
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    again = batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    assert again.graded == ["s1"] and again.reports["s1"].problems
+    assert batch.stale_summary(again) == "1 submissions the grader had failed on in an earlier run: graded again"

@@ -85,7 +85,8 @@ def run(args: argparse.Namespace) -> int:
     except (batch.RunError, gradescope_export.ExportError) as exc:
         return _error(str(exc))
     if done.stale:
-        print(one_line(batch.stale_summary(done)))
+        for line in batch.stale_summary(done).splitlines():
+            print(one_line(line))
     if shard is not None:
         print(f"graded shard {shard[0]}/{shard[1]}: {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; "
               f"wrote {args.out}; merge every shard with: grade-all {args.dir} --merge SHARD_DIR... --out MERGED/grades.csv")
