@@ -8,7 +8,9 @@ A change of a problem's digest makes every score of that problem stale; a change
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
+import zipfile
 from importlib import metadata
 from pathlib import Path
 
@@ -64,9 +66,21 @@ def problem(problem_: Problem) -> str:
     _add(digest, "problem.yaml", problem_.folder / "problem.yaml")
     for path, hidden in problem_.test_files(include_hidden=True):
         _add(digest, f"{'hidden' if hidden else 'public'}:{path.name}", path)
-    for path in store_files(problem_.module):
-        _add(digest, f"records:{path.name}", path)
+    digest.update(_store_content(*store_files(problem_.module)).encode())
     return digest.hexdigest()[:24]
+
+
+def _store_content(index: Path, arrays: Path) -> str:
+    """The recorded values as content, not bytes: the index's data and each array's CRC and size. A store recorded
+    again from the same sources is the same content in other bytes (the .npz's members carry their time), and the
+    shared cache records a problem again whenever another checkout's recordings pushed it out."""
+    try:
+        data = json.dumps(json.loads(index.read_text(encoding="utf-8")), sort_keys=True)
+        with zipfile.ZipFile(arrays) as zf:
+            members = sorted((i.filename, i.CRC, i.file_size) for i in zf.infolist())
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
+        return f"<unreadable: {type(exc).__name__}>"
+    return data + repr(members)
 
 
 def of(assignment: Assignment) -> dict[str, str]:

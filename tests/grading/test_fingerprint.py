@@ -37,3 +37,28 @@ def test_stale_names_what_changed():
     assert fingerprint.stale({"p": "1", fingerprint.HARNESS: "h"}, current) == ["q"]  # a problem added since
     assert fingerprint.stale({"p": "1", "q": "2", fingerprint.HARNESS: "old"}, current) == [fingerprint.HARNESS]
     assert fingerprint.stale({}, current) == [fingerprint.HARNESS]  # a record from before fingerprints were kept
+
+
+def test_recorded_values_count_by_content_not_by_the_bytes_of_their_files(tmp_path, monkeypatch):
+    """The shared cache records a problem again when other checkouts push it out: the same values, a new .npz."""
+    import time
+    import zipfile
+
+    problem = manifest.load_problem(paths.ASSIGNMENTS / "qkv_arithmetic")
+    fingerprint.records.preload(["qkv_arithmetic"])
+    index, arrays = fingerprint.store_files("qkv_arithmetic")
+    copy = tmp_path / "store"
+    copy.mkdir()
+    shutil.copy(index, copy / index.name)
+    time.sleep(2)  # zip times have a resolution of 2 s
+    with zipfile.ZipFile(arrays) as old, zipfile.ZipFile(copy / arrays.name, "w") as new:
+        for info in old.infolist():
+            new.writestr(info.filename, old.read(info))  # written now: other times, other bytes
+    assert (copy / arrays.name).read_bytes() != arrays.read_bytes()
+    before = fingerprint.problem(problem)
+    monkeypatch.setattr(fingerprint, "store_files", lambda module: [copy / index.name, copy / arrays.name])
+    assert fingerprint.problem(problem) == before
+    with zipfile.ZipFile(arrays) as old, zipfile.ZipFile(copy / arrays.name, "w") as new:
+        for n, info in enumerate(old.infolist()):
+            new.writestr(info.filename, old.read(info) + (b"\0" if n == 0 else b""))  # one value differs
+    assert fingerprint.problem(problem) != before
