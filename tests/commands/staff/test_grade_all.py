@@ -356,3 +356,34 @@ def test_printed_names_are_escaped_and_a_folder_not_graded_is_listed(tmp_path, m
     assert rows[1] == ["Eve\x1b]0;owned\x07\nNext line", "'=1+1", "eve@x", "15"]  # the value survives, the formula does not
     assert not list(tmp_path.glob("**/evil*")) and sorted(p.name for p in (out.parent / "records").iterdir()) == [
         "submission_1.json", "submission_2.json"]
+
+
+def test_shard_and_merge_through_the_command(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    from autograder.commands.staff import grade_all as command
+    from autograder.staff import batch
+    from tests.staff.test_batch import FakeSession, fake_export, fake_grade
+
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+    root = one_problem_root(tmp_path, MODULE)
+    real_load = batch.manifest.load
+    monkeypatch.setattr(batch.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
+    export = fake_export(tmp_path / "export.zip")
+
+    def run(out, **options):
+        args = argparse.Namespace(dir=str(export), out=str(out), jobs=1, force=False, against=None, shard=None, merge=None)
+        vars(args).update(options)
+        return command.run(args)
+
+    assert run(tmp_path / "one" / "grades.csv") == 0
+    assert run(tmp_path / "s1" / "grades.csv", shard="1/2") == 0 and run(tmp_path / "s2" / "grades.csv", shard="2/2") == 0
+    assert "graded shard 2/2: 4 now" in capsys.readouterr().out  # 5 names, one listed without a folder
+    assert run(tmp_path / "m" / "grades.csv", merge=[str(tmp_path / "s1"), str(tmp_path / "s2")]) == 0
+    assert "merged 9 submissions from 2 shards" in capsys.readouterr().out
+    for name in ("grades.csv", "gradescope_upload.csv", "summary.txt"):
+        assert (tmp_path / "m" / name).read_text() == (tmp_path / "one" / name).read_text(), name
+    assert run(tmp_path / "x" / "grades.csv", merge=[str(tmp_path / "s1")]) == 2
+    assert "shards 2/2 are missing" in capsys.readouterr().err
+    assert run(tmp_path / "x" / "grades.csv", shard="3/2") == 2 and "K must be between 1 and N" in capsys.readouterr().err
