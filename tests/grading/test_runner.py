@@ -76,3 +76,15 @@ def test_a_passing_test_records_nothing_even_after_a_hint_was_offered():
     assert result.passed and result.mistakes == {}
     reference = Answers(solutions.reference("qkv_arithmetic").attention_scores)
     assert runner.run_test(spec(lambda: Call(reference, Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic").mistakes == {}
+
+
+def test_a_failed_call_keeps_its_kind_so_reports_can_count_timeouts():
+    from autograder.sandbox.errors import TIMEOUT, StudentCallError
+
+    def stopped():
+        raise StudentCallError("qkv_arithmetic.qkv(...) did not finish within the time limit of 5 s and was stopped.", TIMEOUT)
+
+    result = runner.run_test(spec(stopped), {}, "qkv_arithmetic")
+    assert not result.passed and result.failure == TIMEOUT
+    assert runner.run_test(spec(lambda: None), {}, "qkv_arithmetic").failure == ""
+    assert runner.run_test(spec(lambda: Call(scale_ignored(), Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic").failure == ""
