@@ -109,6 +109,7 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
     token = REVEAL.set(not spec.hidden)
     start = time.perf_counter()
     details: dict[str, str] = {}
+    failure = ""
     with collecting_mistakes() as offered:
         try:
             _call_test(spec, env)
@@ -116,6 +117,7 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
         except AssertionError as exc:
             passed, message = False, str(exc) or "a check failed"
             details = dict(getattr(exc, "parts", {}))  # a check's labelled lines (a StudentCallError has none)
+            failure = str(getattr(exc, "kind", ""))  # a StudentCallError's kind: a report counts timeouts by it
         except SandboxFault:
             raise  # the grader's machine failed, not the student: no test may score it
         except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
@@ -125,4 +127,5 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
         finally:
             REVEAL.reset(token)
     mistakes = {} if passed else mistakes_shown(message, offered)
-    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start, mistakes, details)
+    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start, mistakes, details,
+                      failure)

@@ -111,6 +111,9 @@ def _locate_in(tree: _Tree, modules: list[str]) -> Located:
             found = _from_entries(nested.entries, modules, nested.read, nested.label)
     except (ValueError, SubmissionError, *ZIP_ERRORS) as exc:
         located.ignored = [e if e != inner else f"{inner} (could not be read: it {exc})" for e in located.ignored]
+        # The modules are in a zip that cannot be read, not absent: unreadable, so staff see it and no 0 is uploaded.
+        located.problems = {m: f"{inner} could not be read: it {exc}" for m in located.problems}
+        located.missing = []
         return located
     found.ignored = [e for e in located.ignored if e != inner] + [f"{inner}/{e}" for e in found.ignored]
     return found

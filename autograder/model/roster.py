@@ -21,6 +21,7 @@ class Entry:
     students: tuple[Student, ...] = ()
     note: str = ""  # why the submission is known by its folder name only (a metadata problem)
     missing: bool = False  # listed in the metadata, but the export has no folder for it: nothing to grade
+    created_at: str = ""  # when it was submitted (ISO 8601, with its UTC offset); "" when the metadata does not say
 
 
 Roster = dict[str, Entry]  # by submission name (the folder name, as in records/<name>.json)

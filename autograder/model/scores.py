@@ -35,6 +35,8 @@ class TestResult:
     mistakes: dict[str, str] = field(default_factory=dict)
     # The failure in labelled parts (DETAIL_LABELS) where the check gave them; else empty and ``message`` says it all.
     details: dict[str, str] = field(default_factory=dict)
+    # The kind of the student call that failed the test (``timeout``, ``crash``, ...: sandbox.errors), or "".
+    failure: str = ""
 
     @property
     def points(self) -> float:
@@ -74,6 +76,9 @@ class GradeReport:
     notes: list[str] = field(default_factory=list)  # for the student (ignored files, an unreadable submission)
     seconds: float = 0.0
     staff_notes: list[str] = field(default_factory=list)  # for staff only: the protections in force, the worker's memory
+    # What graded it (see grading.fingerprint): one digest per problem (its tests, points, recorded values) and one for
+    # the harness; empty in a record written before fingerprints were kept (so it is never taken as current).
+    fingerprint: dict[str, str] = field(default_factory=dict)
 
     @property
     def points(self) -> float:
@@ -82,6 +87,11 @@ class GradeReport:
     @property
     def max_points(self) -> float:
         return sum(p.max_points for p in self.problems)
+
+    @property
+    def unreadable(self) -> list[ProblemResult]:
+        """The problems the grader could not read (a damaged file, an unreadable zip): their score says nothing."""
+        return [p for p in self.problems if p.kind == UNREADABLE]
 
     @property
     def all_passed(self) -> bool:
@@ -101,7 +111,7 @@ class GradeReport:
             kind = p.get("kind", GRADED if status == "ok" else OTHER)
             problems.append(ProblemResult(p["module"], p["title"], tests, status, p.get("output", ""), kind))
         return cls(data["submission"], problems, list(data.get("notes", [])), float(data.get("seconds", 0.0)),
-                   list(data.get("staff_notes", [])))
+                   list(data.get("staff_notes", [])), dict(data.get("fingerprint") or {}))
 
 
 def _mistakes(value: dict | list | None) -> dict[str, str]:

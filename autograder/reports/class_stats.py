@@ -1,7 +1,9 @@
 """What the class got right and wrong, counted from score records: pass rates, known mistakes, score spreads, time.
 
-Every figure is a count over records; nothing is graded again. A record the grader failed on
-(no problems in it) has no tests, so it counts in none of the per-test or per-mistake figures.
+Every figure is a count over records; nothing is graded again. Pass rates count graded modules only: a
+module that is missing, unreadable or failed to import says nothing about which test is hard. A record the
+grader failed on (no problems in it) counts in none of the per-test or per-mistake figures, and shows in the
+"needs attention" list with the submissions that scored zero, could not be read, or timed out.
 """
 
 from __future__ import annotations
@@ -10,9 +12,13 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
+from ..model import scores
+from ..model.roster import Roster
 from ..model.scores import GradeReport
 
 FULL = 1e-9
+# The kinds of a failed call (sandbox.errors) that mean the code ran out of time.
+TIMED_OUT = ("timeout", "budget", "skipped")
 
 
 @dataclass(frozen=True)
@@ -74,6 +80,8 @@ def pass_rates(reports: list[GradeReport], modules: list[str]) -> dict[str, list
     counts: dict[tuple[str, str], list] = {}
     for report in reports:
         for problem in report.problems:
+            if problem.kind != scores.GRADED:
+                continue
             for test in problem.tests:
                 entry = counts.setdefault((problem.module, test.name), [test.max_points, 0, 0])
                 entry[1] += test.passed
@@ -111,3 +119,46 @@ def score_counts(reports: list[GradeReport], module: str) -> dict[float, int]:
 def slowest(reports: dict[str, GradeReport], count: int = 5) -> list[tuple[str, GradeReport]]:
     """The ``count`` submissions that took longest to grade, slowest first."""
     return sorted(reports.items(), key=lambda kv: (-kv[1].seconds, kv[0]))[:count]
+
+
+@dataclass(frozen=True)
+class Attention:
+    """A submission staff should look at, and why (one reason per fact, most serious first)."""
+
+    submission: str
+    students: str
+    total: str
+    reasons: tuple[str, ...]
+
+
+def _reasons(report: GradeReport) -> list[str]:
+    if not report.problems:
+        return [f"not graded: the grader failed ({report.notes[0] if report.notes else 'no record'})"]
+    found = [f"could not read {p.module}: {p.status}" for p in report.unreadable]
+    found += [f"not graded: {p.module}: {p.status}" for p in report.problems if p.kind == scores.NOT_GRADED]
+    timed = {p.module: sum(t.failure in TIMED_OUT for t in p.tests) for p in report.problems}
+    found += [f"timed out: {module} ({n} test{'s' * (n != 1)})" for module, n in timed.items() if n]
+    if report.points <= FULL and not found:
+        missing = [p.module for p in report.problems if p.kind == scores.MISSING]
+        found.append("scored 0: no module file found" if len(missing) == len(report.problems) else "scored 0")
+    return found
+
+
+def needs_attention(named: dict[str, GradeReport], roster: Roster | None = None) -> list[Attention]:
+    """Submissions that scored zero, were not graded (no folder, a refused name, a grader failure), could not be
+    read, or timed out, by name; each with its reasons and students."""
+    def who(name: str) -> str:
+        entry = roster.get(name) if roster else None
+        return ", ".join(s.name or s.email or s.sid for s in entry.students) if entry and entry.students else ""
+
+    found = []
+    for name in sorted(set(named) | set(roster or {})):
+        report, entry = named.get(name), (roster or {}).get(name)
+        if report is None:
+            if entry is not None and entry.missing:
+                found.append(Attention(name, who(name), "", (entry.note,)))
+            continue
+        reasons = _reasons(report)
+        if reasons:
+            found.append(Attention(name, who(name), f"{report.points:g}", tuple(reasons)))
+    return found

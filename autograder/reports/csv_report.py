@@ -1,4 +1,9 @@
-"""grades.csv, rendered from score records: one row per submission, or per student for a Gradescope export."""
+"""grades.csv, rendered from score records: one row per submission, or per student for a Gradescope export.
+
+Every text cell is spreadsheet-safe: one that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return
+(a formula to a spreadsheet) gets a leading ``'``, as OWASP's guidance on CSV injection says; the csv module quotes
+the rest, so a reader gets the text back exactly, with that one quote in front.
+"""
 
 from __future__ import annotations
 
@@ -13,12 +18,23 @@ from .atomic_file import write_text
 
 STUDENT_COLUMNS = ["name", "sid", "email"]
 NOBODY = Student("", "", "")
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+UNREADABLE_STATUS = "could not read"
+
+
+def spreadsheet_safe(text: str) -> str:
+    """``text``, with a ``'`` in front if a spreadsheet would take it for a formula."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def status(report: GradeReport) -> str:
     """``ok``, or what went wrong with the submission as a whole or with some of its modules."""
     if not report.problems:
         return report.notes[0] if report.notes else "not graded"
+    if report.unreadable:
+        if len(report.unreadable) == len(report.problems) and len({p.status for p in report.problems}) == 1:
+            return f"{UNREADABLE_STATUS}: {report.problems[0].status}"  # the whole submission
+        return f"{UNREADABLE_STATUS}: " + "; ".join(f"{p.module}: {p.status}" for p in report.unreadable)
     bad = [p for p in report.problems if p.kind != scores.GRADED]
     if not bad:
         return "ok"
@@ -39,24 +55,25 @@ def header(modules: list[str], roster: Roster | None = None) -> list[str]:
 def row(name: str, report: GradeReport, modules: list[str]) -> list[str]:
     """One submission's row; a problem absent from the record is left blank."""
     points = {p.module: f"{p.points:g}" for p in report.problems}
-    return [name, *(points.get(m, "") for m in modules), f"{report.points:g}", f"{report.seconds:.2f}", status(report)]
+    return [spreadsheet_safe(name), *(points.get(m, "") for m in modules), f"{report.points:g}", f"{report.seconds:.2f}",
+            spreadsheet_safe(status(report))]
 
 
 def _export_rows(name: str, report: GradeReport | None, modules: list[str], entry: Entry) -> list[list[str]]:
     """One row per submitter (a group's row repeated); a submission without a folder has no scores."""
     if report is None:
-        cells = [name, *("" for _ in modules), "", "", entry.note]
+        cells = [spreadsheet_safe(name), *("" for _ in modules), "", "", spreadsheet_safe(entry.note)]
     else:
         cells = row(name, report, modules)
         if entry.note:
             cells[-1] = f"{cells[-1]}; {entry.note}"
-    return [[s.name, s.sid, s.email, *cells] for s in entry.students or (NOBODY,)]
+    return [[*map(spreadsheet_safe, (s.name, s.sid, s.email)), *cells] for s in entry.students or (NOBODY,)]
 
 
 def render(reports: list[tuple[str, GradeReport | None]], modules: list[str], roster: Roster | None = None) -> str:
     """The whole CSV text (``None`` stands for a submission the export lists but does not hold)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = csv.writer(buffer, lineterminator="\r\n")  # RFC 4180; a CR inside a cell is quoted too
     writer.writerow(header(modules, roster))
     for name, report in reports:
         if roster is None:

@@ -82,9 +82,35 @@ def _score(value: float | None) -> str:
     return "not graded" if value is None else f"{value:g}"
 
 
-def render(changes: list[Change], against: str, graded: int, roster: Roster | None = None, moved: list[str] = ()) -> str:
-    """Text for staff: one block per changed submission (its students, old -> new total, the tests that changed)."""
-    lines = [f"Regrade against {against}: {len(changes)} of {graded} submissions changed score."]
+def maximum(reports: dict[str, GradeReport]) -> float | None:
+    """The highest maximum score among ``reports`` (None for none)."""
+    return max((r.max_points for r in reports.values() if r.problems), default=None)
+
+
+def headline(changes: list[Change], against: str, graded: int, maxima: tuple[float | None, float | None] = (None, None)) -> str:
+    """One line: how many changed, by how much, and whether the maximum score moved."""
+    deltas = sorted({round(c.delta, 9) for c in changes if c.before is not None and c.after is not None})
+    if not deltas:
+        by = ""
+    elif len(deltas) == 1:
+        by = f" by {deltas[0]:+g} each"
+    else:
+        by = f" by {deltas[0]:+g} to {deltas[-1]:+g}"
+    before, after = maxima
+    if before is None or after is None:
+        top = ""
+    elif abs(before - after) > SAME:
+        top = f"; the maximum moved from {before:g} to {after:g}"
+    else:
+        top = f"; the maximum stayed {after:g}"
+    return f"Regrade against {against}: {len(changes)} of {graded} submissions changed score{by}{top}."
+
+
+def render(changes: list[Change], against: str, graded: int, roster: Roster | None = None, moved: list[str] = (),
+           maxima: tuple[float | None, float | None] = (None, None)) -> str:
+    """Text for staff: the headline, then one block per changed submission (its students, old -> new total, the tests
+    that changed)."""
+    lines = [headline(changes, against, graded, maxima)]
     for c in changes:
         lines.append(f"{_who(c.submission, roster)}: {_score(c.before)} -> {_score(c.after)} ({c.delta:+g})")
         lines += [f"    {t.test}: {t.before or 'absent'} -> {t.after or 'absent'}" for t in c.tests]

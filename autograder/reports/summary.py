@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from ..model.roster import Roster
 from ..model.scores import GradeReport
 from . import class_stats
 from .csv_report import status
+from .terminal import one_line
 
 HINT_WIDTH = 100
 SLOWEST = 5
@@ -25,7 +27,7 @@ def score_table(reports: list[GradeReport], modules: list[str]) -> list[str]:
 
 def pass_rate_lines(reports: list[GradeReport], modules: list[str]) -> list[str]:
     """Per problem, each test's share of graded submissions passing it, lowest first."""
-    lines = ["Tests passed (share of graded submissions, lowest first)"]
+    lines = ["Tests passed (share of the submissions whose module was graded, lowest first)"]
     for module, rates in class_stats.pass_rates(reports, modules).items():
         lines.append(f"  {module}")
         lines += [f"    {r.share:5.0%} {r.passed:>5}/{r.graded:<5} {r.test} ({r.points:g} pt)" for r in rates]
@@ -55,18 +57,29 @@ def score_count_lines(reports: list[GradeReport], modules: list[str]) -> list[st
     return lines
 
 
+def attention_lines(named: dict[str, GradeReport], roster: Roster | None = None) -> list[str]:
+    """The submissions that scored zero, were not graded, could not be read or timed out, with the reasons."""
+    found = class_stats.needs_attention(named, roster)
+    lines = [f"Needs attention ({len(found)}: zero, not graded, could not read, timed out)"]
+    for a in found:
+        who = f" ({a.students})" if a.students else ""
+        lines.append(one_line(f"  {a.submission}{who}: {a.total or '-'}: {'; '.join(a.reasons)}"))
+    return lines if found else [*lines, "  none"]
+
+
 def slowest_lines(named: dict[str, GradeReport]) -> list[str]:
     """The submissions that took longest to grade."""
     lines = ["Slowest to grade"]
-    lines += [f"  {r.seconds:8.1f} s  {name}  {status(r)}" for name, r in class_stats.slowest(named, SLOWEST)]
+    lines += [one_line(f"  {r.seconds:8.1f} s  {name}  {status(r)}") for name, r in class_stats.slowest(named, SLOWEST)]
     return lines
 
 
-def render(named: dict[str, GradeReport], modules: list[str]) -> str:
-    """The whole summary: scores, then pass rates, known mistakes, score counts and the slowest submissions."""
+def render(named: dict[str, GradeReport], modules: list[str], roster: Roster | None = None) -> str:
+    """The whole summary: scores, who needs attention, then pass rates, known mistakes, score counts and the slowest."""
     reports = [named[name] for name in sorted(named)]
     sections = [
         [f"{len(reports)} submissions", *score_table(reports, modules)],
+        attention_lines(named, roster),
         pass_rate_lines(reports, modules),
         mistake_lines(reports, modules),
         score_count_lines(reports, modules),

@@ -17,6 +17,11 @@ def safe(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 
+def one_line(text: str) -> str:
+    """``safe``, and newlines and tabs shown as escapes too: a name, a path or a status printed on one line."""
+    return safe(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
 def _fmt(points: float) -> str:
     return f"{points:g}"
 

@@ -1,15 +1,26 @@
-"""``grade-all``: grade every submission of a folder or of a Gradescope export in parallel, resumably.
+"""``grade-all``: grade every submission of a folder or of a Gradescope export in parallel, resumably, in shards.
 
 Each finished submission leaves two files beside the CSV: ``results/<name>.json`` (Gradescope's
-format, what the student would see) and ``records/<name>.json`` (the score record itself).
-The CSV is rebuilt from the records after every completion, so an interrupted run loses at most
-the submissions being graded, and a rerun grades only the submissions without both files (unless
-``force``). The summary, its HTML page and the upload CSV are views of the same records.
+format, what the student would see) and ``records/<name>.json`` (the score record itself, with the
+fingerprint of what graded it: see ``grading.fingerprint``). The CSV is rebuilt from the records after
+every completion, so an interrupted run loses at most the submissions being graded. A rerun grades the
+submissions without both files, and those whose record's fingerprint is not the current one (only the
+problems that changed, unless the harness did); ``force`` grades everything again. The summary, its HTML
+page and the upload CSV are views of the same records.
+
+Everything about the assignment (manifests, points, test files, recorded values) is checked before the
+first submission (``check_assignment``); every process a run starts dies with it, however it ends
+(``_die_with_parent``). ``--shard K/N`` grades one part of an export; ``merge`` builds one output from
+the shards' records.
 """
 
 from __future__ import annotations
 
+import errno
+import gc
 import json
+import os
+import shutil
 import sys
 import threading
 import time
@@ -18,19 +29,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from ..expected import records as expected_records
 from ..gradescope import export as gradescope_export
-from ..grading import grader
+from ..grading import fingerprint, grader
 from ..model import manifest
 from ..model.manifest import Assignment
 from ..model.roster import Roster
 from ..model.scores import GradeReport
 from ..reports import csv_report, plots, regrade_diff, results_json, summary, summary_html, upload_csv
 from ..reports.atomic_file import write_bytes, write_text
+from ..reports.terminal import one_line
 
-SKIPPED = ("__MACOSX",)
+SKIPPED = gradescope_export.SKIPPED
 RECORDS, RESULTS = "records", "results"
 SUMMARY_TXT, SUMMARY_HTML, HISTOGRAM = "summary.txt", "summary.html", "histogram.png"
-UPLOAD_CSV, REGRADE = "gradescope_upload.csv", "regrade.txt"
+UPLOAD_CSV, REGRADE, SHARD = "gradescope_upload.csv", "regrade.txt", "shard.json"
+GRADER_FAILED = "grader failed"  # in Batch.stale: an earlier record the grader failed on, graded again
+# Free space a run wants before it starts, and per submission still to grade (a record and a result take ~20-60 KB).
+MIN_FREE_BYTES, FREE_PER_SUBMISSION = 20 << 20, 256 << 10
+
+
+class RunError(Exception):
+    """The run cannot start, or cannot go on: a message for staff (the command exits 2)."""
 
 
 @dataclass
@@ -44,8 +64,12 @@ class Batch:
     graded: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     roster: Roster | None = None  # None: a plain folder of submissions, known by name only
-    messages: list[str] = field(default_factory=list)  # what staff should know about the input (bad metadata, say)
+    messages: list[str] = field(default_factory=list)  # what staff should know about the input (a missing folder, say)
     names: list[str] = field(default_factory=list)  # every submission, in CSV order (for an export, also those without a folder)
+    fingerprint: dict[str, str] = field(default_factory=dict)  # what grades now (see grading.fingerprint)
+    refused: dict[str, str] = field(default_factory=dict)  # entries not graded, with the reason
+    stale: dict[str, list[str]] = field(default_factory=dict)  # submissions graded again: what changed since their record
+    shard: tuple[int, int] | None = None  # (K, N): this run grades the K-th of N parts
 
     @property
     def out_dir(self) -> Path:
@@ -59,11 +83,11 @@ class Batch:
 
 
 def submissions(folder: Path, exclude: tuple[Path, ...] = ()) -> dict[str, Path]:
-    """Every entry of ``folder`` (a submission folder or file), by name; hidden entries and ``exclude`` skipped."""
+    """Every entry of ``folder`` (a submission folder or file), by name; noise (``__MACOSX``) and ``exclude`` skipped."""
     excluded = {p.resolve() for p in exclude}
     found = {}
     for entry in sorted(Path(folder).iterdir()):
-        if entry.name.startswith(".") or entry.name in SKIPPED or entry.resolve() in excluded:
+        if entry.name in SKIPPED or entry.resolve() in excluded:
             continue
         found[entry.name] = entry
     return found
@@ -80,43 +104,112 @@ def read_records(out_dir: Path) -> tuple[dict[str, GradeReport], list[str]]:
     return found, damaged
 
 
-def grade_one(path: Path, assignment: Assignment, session=None, tests=None) -> GradeReport:
+def check_assignment(assignment: Assignment | None = None) -> tuple[Assignment, dict[str, str]]:
+    """The assignment, checked whole before any submission (manifests, every test file and its points, the recorded
+    values, recorded now if stale), and its fingerprint. Raises ``RunError`` saying what is wrong."""
+    try:
+        assignment = assignment or manifest.load()
+        grader.load_all_tests(assignment)
+        expected_records.preload(assignment.modules)
+        return assignment, fingerprint.of(assignment)
+    except Exception as exc:  # noqa: BLE001 - whatever it is, no submission can be graded with it
+        raise RunError(f"the assignment cannot be graded, so nothing was graded or written: {type(exc).__name__}: {exc}\n"
+                       "Fix the assignment (grade one submission with `grade` to try it) and run grade-all again.") from None
+    finally:
+        _close_stores()
+
+
+def _close_stores() -> None:
+    """Drop the recorded values this process opened: a job forked with an open .npz would share its file offset with
+    the other jobs, and their reads would interleave (each job opens its own)."""
+    expected_records.store.cache_clear()
+    gc.collect()
+
+
+def grade_one(path: Path, assignment: Assignment, session=None, tests=None, modules: list[str] | None = None) -> GradeReport:
     """Grade one submission; a failure of the grader itself becomes a record with a status, never an exception."""
     start = time.perf_counter()
     try:
-        return grader.grade(path, assignment, purpose=grader.Purpose.GRADING, session=session, tests=tests)
+        return grader.grade(path, assignment, purpose=grader.Purpose.GRADING, session=session, tests=tests, modules=modules)
     except Exception as exc:  # noqa: BLE001 - one bad submission must not stop the batch
         return GradeReport(str(path), [], [f"grader error: {type(exc).__name__}: {exc}"], time.perf_counter() - start)
 
 
 _JOB: dict = {}
+PR_SET_PDEATHSIG = 1
 
 
-def _start_job(assignment: Assignment) -> None:
+def _die_with_parent(parent: int) -> None:
+    """SIGKILL this job process the moment the run's process dies, however it dies (``kill -9`` included); its
+    worker goes with it (bubblewrap's --die-with-parent, and the worker's own parent-death signal)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the run died before the signal was armed
+        os._exit(1)
+
+
+def _start_job(assignment: Assignment, parent: int, expected: dict[str, str]) -> None:
     """In each job process: one worker and one load of the tests, reused for every submission this job grades."""
     from multiprocessing import util
 
+    _die_with_parent(parent)
+    _close_stores()
     _JOB["assignment"] = assignment
     _JOB["session"] = grader.reusable_session(assignment)
     util.Finalize(None, _JOB["session"].close, exitpriority=10)
     try:
         _JOB["tests"] = grader.load_all_tests(assignment)
+        _JOB["fingerprint"] = fingerprint.of(assignment)
     except Exception:  # noqa: BLE001 - each submission then loads them itself and records the error
-        _JOB["tests"] = None
+        _JOB["tests"], _JOB["fingerprint"] = None, {}
+    _JOB["changed"] = _JOB["fingerprint"] != expected
 
 
-def _grade_in_job(path: Path) -> GradeReport:
-    return grade_one(path, _JOB["assignment"], _JOB["session"], _JOB["tests"])
+def _grade_in_job(path: Path, modules: list[str] | None) -> GradeReport:
+    if _JOB["changed"]:
+        return GradeReport(str(path), [], ["grader error: the assignment's files changed while grade-all ran; run it again"])
+    report = grade_one(path, _JOB["assignment"], _JOB["session"], _JOB["tests"], modules)
+    report.fingerprint = dict(_JOB["fingerprint"])
+    return report
 
 
-def _load_done(batch: Batch, names: list[str]) -> None:
+def _merged(old: GradeReport, new: GradeReport, assignment: Assignment) -> GradeReport:
+    """``old`` with the problems graded again in ``new`` replaced (in the assignment's order), and ``new``'s notes."""
+    if not new.problems:
+        return new
+    problems = {p.module: p for p in old.problems} | {p.module: p for p in new.problems}
+    ordered = [problems[m] for m in assignment.modules if m in problems]
+    return GradeReport(new.submission, ordered, new.notes, new.seconds, new.staff_notes, new.fingerprint)
+
+
+def _load_done(batch: Batch, names: list[str]) -> dict[str, GradeReport]:
+    """Take the current records of ``names``; return the stale ones (graded with other tests, values or harness)."""
+    stale = {}
     for name in names:
         record, results = batch.record_path(name), batch.results_path(name)
-        if record.is_file() and results.is_file():
-            try:
-                batch.reports[name] = GradeReport.from_dict(json.loads(record.read_text(encoding="utf-8")))
-            except (ValueError, KeyError, TypeError):
-                continue  # a damaged record is graded again
+        if not (record.is_file() and results.is_file()):
+            continue
+        try:
+            report = GradeReport.from_dict(json.loads(record.read_text(encoding="utf-8")))
+        except (ValueError, KeyError, TypeError):
+            continue  # a damaged record is graded again
+        if not report.problems:  # the grader failed on it (a job that died, say): try again
+            batch.stale[name] = [GRADER_FAILED]
+            continue
+        changed = fingerprint.stale(report.fingerprint, batch.fingerprint)
+        if changed:
+            batch.stale[name] = changed
+            stale[name] = report
+        else:
+            batch.reports[name] = report
+    return stale
 
 
 def _save(batch: Batch, name: str, report: GradeReport) -> None:
@@ -144,7 +237,7 @@ def readable_duration(seconds: float) -> str:
 
 
 class Progress:
-    """Done/total, rate and time left: a bar redrawn in place on a terminal.
+    """Done/total, rate and time left. On a terminal: tqdm's bar, redrawn in place.
 
     In a pipe (a log, CI) it stays quiet: a line at each tenth of the work, and a line for each
     submission the grader itself failed on (that one needs staff), never one per submission.
@@ -155,78 +248,227 @@ class Progress:
     def __init__(self, total: int, stream: TextIO | None = None) -> None:
         self.total, self.done, self.start = total, 0, time.monotonic()
         self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
+        self.bar = None
+        if self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, file=self.stream, unit="sub", dynamic_ncols=True, smoothing=0.1,
+                            bar_format="{bar:30} {n_fmt}/{total_fmt}  {rate_fmt}  {remaining} left  {desc}")
 
     def update(self, name: str, report: GradeReport) -> None:
         self.done += 1
+        if self.bar is not None:
+            self.bar.set_description_str(one_line(name)[:30], refresh=False)
+            self.bar.update(1)
+            if self.done == self.total:
+                self.bar.close()
+            return
         elapsed = time.monotonic() - self.start
         rate = self.done / elapsed * 60 if elapsed > 0 else 0.0
         left = readable_duration((self.total - self.done) * elapsed / self.done)
-        if self.tty:
-            filled = int(30 * self.done / max(self.total, 1))
-            self.stream.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total}  {rate:.1f}/min  "
-                              f"{left} left  {name[:30]:<30}\x1b[K")
-            if self.done == self.total:
-                self.stream.write("\n")
-        else:
-            if not report.problems:
-                self.stream.write(f"grader error on {name}: {csv_report.status(report)}\n")
-            if self.done * self.STEPS // max(self.total, 1) > (self.done - 1) * self.STEPS // max(self.total, 1):
-                self.stream.write(f"[{self.done}/{self.total}] {self.done / max(self.total, 1):.0%}  {rate:.1f}/min  {left} left\n")
+        if not report.problems:
+            self.stream.write(one_line(f"grader error on {name}: {csv_report.status(report)}") + "\n")
+        if self.done * self.STEPS // max(self.total, 1) > (self.done - 1) * self.STEPS // max(self.total, 1):
+            self.stream.write(f"[{self.done}/{self.total}] {self.done / max(self.total, 1):.0%}  {rate:.1f}/min  {left} left\n")
         self.stream.flush()
 
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
-def open_batch(folder: Path, csv_path: Path, assignment: Assignment | None = None) -> tuple[Batch, dict[str, Path]]:
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """``K/N`` with 1 <= K <= N; raises ValueError saying what is expected."""
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard {text}: expected K/N, e.g. 2/3 for the second of three parts") from None
+    if not 1 <= k <= n:
+        raise ValueError(f"--shard {text}: K must be between 1 and N")
+    return k, n
+
+
+def shard_of(names: list[str], k: int, n: int) -> list[str]:
+    """The K-th of N parts of ``names`` (every N-th name from the K-th, in sorted order: parts differ by at most one)."""
+    return sorted(names)[k - 1::n]
+
+
+def _check_disk(folder: Path, todo: int) -> None:
+    """Refuse to start on a disk without room for what is to be written."""
+    where = folder
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    free = shutil.disk_usage(where).free
+    need = MIN_FREE_BYTES + todo * FREE_PER_SUBMISSION
+    if free < need:
+        raise RunError(f"the disk holding {folder} has {free >> 20} MB free, and grading {todo} submissions needs about "
+                       f"{need >> 20} MB; free some space (or pass --out on another disk) and run the same command again")
+
+
+def open_batch(folder: Path, csv_path: Path, assignment: Assignment | None = None, shard: tuple[int, int] | None = None,
+               check: bool = True) -> tuple[Batch, dict[str, Path]]:
     """A batch writing beside ``csv_path``, and the submissions of ``folder`` by name: an export's folders (with
-    its roster and what was wrong with its metadata), or every entry of a plain folder.
+    its roster), or every entry of a plain folder; with ``shard`` (K, N), only the K-th of N parts.
 
-    Raises ``gradescope_export.ExportError`` when ``folder`` is neither a folder nor an export zip.
+    With ``check``, the assignment is checked whole first. Raises ``RunError`` (the assignment cannot be graded, the
+    export's metadata is malformed) or ``gradescope_export.ExportError`` (not an export, a damaged zip) before
+    anything is graded or written.
     """
-    batch = Batch(Path(folder), Path(csv_path).resolve(), assignment or manifest.load())
+    if check:
+        assignment, current = check_assignment(assignment)
+    else:
+        assignment, current = assignment or manifest.load(), {}
+    batch = Batch(Path(folder), Path(csv_path).resolve(), assignment, fingerprint=current, shard=shard)
     export = gradescope_export.read(batch.folder, exclude=(batch.out_dir,))
     if export is None:
-        found = submissions(batch.folder, exclude=(batch.out_dir,))
+        found, batch.refused = gradescope_export.split_refused(submissions(batch.folder, exclude=(batch.out_dir,)))
     else:
-        found, batch.roster, batch.messages = export.submissions, export.roster, export.messages
-    batch.names = sorted(set(found) | set(batch.roster or {}))
+        if export.errors:
+            raise RunError("the export's metadata is malformed, so its scores could not be put on students' rows; nothing was "
+                           "graded:\n" + "\n".join(f"  {one_line(e)}" for e in export.errors)
+                           + "\nDownload the export again (or fix submission_metadata.yml) and run grade-all again.")
+        found, batch.roster, batch.messages, batch.refused = export.submissions, export.roster, export.messages, export.refused
+    everything = sorted(set(found) | set(batch.roster or {}))
+    if shard is not None:
+        part = set(shard_of(everything, *shard))
+        found = {name: path for name, path in found.items() if name in part}
+        everything = [name for name in everything if name in part]
+    batch.names = everything
     return batch, found
 
 
+def _write_shard(batch: Batch, found: dict[str, Path]) -> None:
+    if batch.shard is not None:
+        k, n = batch.shard
+        write_text(batch.out_dir / SHARD, json.dumps({"shard": k, "of": n, "names": batch.names, "graded": sorted(found)}))
+
+
 def grade(batch: Batch, found: dict[str, Path], jobs: int = 1, force: bool = False, stream: TextIO | None = None) -> Batch:
-    """Grade what ``found`` holds and an earlier run did not (everything with ``force``), ``jobs`` processes at once."""
-    if not force:
-        _load_done(batch, list(found))
+    """Grade what ``found`` holds and an earlier run did not, or graded with other tests, values or harness (only the
+    problems that changed, unless the harness did); everything with ``force``; ``jobs`` processes at once.
+
+    Raises ``RunError`` when the disk is full (before starting, or on the way: what was graded is kept, a rerun resumes).
+    """
+    stale = {} if force else _load_done(batch, list(found))
     todo = [name for name in found if name not in batch.reports]
-    _write_csv(batch)
-    progress = Progress(len(todo), stream)
-    # Processes, not threads: the grader's own share of the work (reference, comparisons) holds the GIL.
-    pool = ProcessPoolExecutor(max_workers=max(1, jobs), initializer=_start_job, initargs=(batch.assignment,))
+    if todo:
+        _check_disk(batch.out_dir, len(todo))
     try:
-        futures = {pool.submit(_grade_in_job, found[name]): name for name in todo}
+        _write_shard(batch, found)
+        _write_csv(batch)
+        if todo:
+            _grade_todo(batch, found, todo, stale, jobs, stream)
+    except OSError as exc:
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise RunError(f"the disk holding {batch.out_dir} is full ({exc.strerror}); {len(batch.graded)} submissions graded in "
+                           "this run are kept (a record is written whole or not at all): free some space and run the same "
+                           "command again to grade the rest") from None
+        raise
+    return batch
+
+
+def _grade_todo(batch: Batch, found: dict[str, Path], todo: list[str], stale: dict[str, GradeReport], jobs: int,
+                stream: TextIO | None) -> None:
+    progress = None
+    # Processes, not threads: the grader's own share of the work (reference, comparisons) holds the GIL.
+    pool = ProcessPoolExecutor(max_workers=max(1, min(jobs, len(todo))), initializer=_start_job,
+                               initargs=(batch.assignment, os.getpid(), batch.fingerprint))
+    try:
+        futures = {}
+        for name in todo:
+            changed = batch.stale.get(name, [fingerprint.HARNESS])
+            modules = None if fingerprint.HARNESS in changed or name not in stale else changed
+            futures[pool.submit(_grade_in_job, found[name], modules)] = name
+        progress = Progress(len(todo), stream)  # after the jobs have forked: tqdm may start a thread
         for future in as_completed(futures):
             name = futures[future]
             try:
                 report = future.result()
             except Exception as exc:  # noqa: BLE001 - a job process that died still gets its row
                 report = GradeReport(str(found[name]), [], [f"grader error: {type(exc).__name__}: {exc}"])
+            if name in stale and report.problems:
+                report = _merged(stale[name], report, batch.assignment)
             _save(batch, name, report)
             progress.update(name, report)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    return batch
+        if progress is not None:
+            progress.close()
 
 
-def grade_all(folder: Path, csv_path: Path, jobs: int = 1, force: bool = False,
-              assignment: Assignment | None = None, stream: TextIO | None = None) -> Batch:
+def stale_summary(batch: Batch) -> str:
+    """One line on the records graded again because what grades changed since (empty when none was)."""
+    failed = sum(changed == [GRADER_FAILED] for changed in batch.stale.values())
+    stale = {name: changed for name, changed in batch.stale.items() if changed != [GRADER_FAILED]}
+    lines = [f"{failed} submissions the grader had failed on in an earlier run: graded again"] if failed else []
+    if not stale:
+        return "\n".join(lines)
+    harness = sum(fingerprint.HARNESS in changed for changed in stale.values())
+    by_problem: dict[str, int] = {}
+    for changed in stale.values():
+        for module in changed:
+            if module != fingerprint.HARNESS:
+                by_problem[module] = by_problem.get(module, 0) + 1
+    parts = [f"{module} ({count})" for module, count in by_problem.items()]
+    parts += [f"the harness or an older record, so every problem ({harness})"] if harness else []
+    return "\n".join([f"{len(stale)} earlier records were graded with other tests, points, recorded values or harness code: "
+                      f"graded again what changed: {', '.join(parts)}", *lines])
+
+
+def grade_all(folder: Path, csv_path: Path, jobs: int = 1, force: bool = False, assignment: Assignment | None = None,
+              stream: TextIO | None = None, shard: tuple[int, int] | None = None) -> Batch:
     """``open_batch`` then ``grade``: every submission of a folder or a Gradescope export (zipped or not)."""
-    batch, found = open_batch(folder, csv_path, assignment)
+    batch, found = open_batch(folder, csv_path, assignment, shard)
     return grade(batch, found, jobs, force, stream)
+
+
+def merge(batch: Batch, shard_dirs: list[Path]) -> Batch:
+    """Put the records of every shard of ``batch``'s export into ``batch``'s output folder and rebuild its CSV.
+
+    Refuses (``RunError``) a set of shards that is not every part of one split exactly once, a shard that has not
+    graded all of its part, or records graded with different fingerprints.
+    """
+    found: dict[str, tuple[Path, GradeReport]] = {}
+    parts: dict[int, Path] = {}
+    total = None
+    for folder in map(Path, shard_dirs):
+        try:
+            info = json.loads((folder / SHARD).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RunError(f"{folder}: not a shard's output ({SHARD}: {exc}); pass the --out folders of grade-all --shard runs") from None
+        k, n = int(info["shard"]), int(info["of"])
+        if total not in (None, n) or k in parts:
+            raise RunError(f"{folder}: shard {k}/{n} does not fit with {', '.join(str(p) for p in parts.values())}")
+        total, parts[k] = n, folder
+        part = shard_of(sorted(set(batch.names)), k, n)
+        records, damaged = read_records(folder)
+        if damaged:
+            raise RunError("\n".join(damaged))
+        done = [name for name in part if name in records and (folder / RESULTS / f"{name}.json").is_file()]
+        to_grade = [name for name in info.get("graded", part) if name in part]
+        if len(done) < len(to_grade):
+            raise RunError(f"{folder}: shard {k}/{n} has graded {len(done)} of its {len(to_grade)} submissions; run it again to finish")
+        found |= {name: (folder, records[name]) for name in done}
+    missing = sorted(set(range(1, (total or 0) + 1)) - set(parts))
+    if missing:
+        raise RunError(f"shards {', '.join(f'{k}/{total}' for k in missing)} are missing; pass the output folder of every shard")
+    prints = {json.dumps(report.fingerprint, sort_keys=True): (folder, name) for name, (folder, report) in found.items()}
+    if len(prints) > 1:
+        shown = "; ".join(f"{name} in {folder}" for folder, name in prints.values())
+        raise RunError(f"the shards were graded with different tests, recorded values or harness code (for instance {shown}); "
+                       "grade them again with the same checkout (--force) before merging")
+    for name, (folder, report) in sorted(found.items()):
+        for kind in (RESULTS, RECORDS):
+            write_bytes(batch.out_dir / kind / f"{name}.json", (folder / kind / f"{name}.json").read_bytes())
+        batch.reports[name] = report
+    _write_csv(batch)
+    return batch
 
 
 def write_summary(batch: Batch) -> str:
     """Print-ready summary; also writes summary.txt, summary.html and histogram.png beside the CSV."""
     modules = batch.assignment.modules
-    text = summary.render(batch.reports, modules)
+    text = summary.render(batch.reports, modules, batch.roster)
     write_text(batch.out_dir / SUMMARY_TXT, text + "\n")
     reports = list(batch.reports.values())
     pngs = {"totals": plots.totals_png(reports) if reports else None, "problems": plots.problems_png(reports, modules) if reports else None}
@@ -253,7 +495,8 @@ def write_regrade(batch: Batch, earlier: Path) -> str:
     before, damaged = read_records(earlier)
     changes = regrade_diff.compare(before, batch.reports)
     moved = regrade_diff.moved_tests_only(before, batch.reports)
-    text = regrade_diff.render(changes, str(earlier), len(batch.reports), batch.roster, moved)
+    maxima = (regrade_diff.maximum(before), regrade_diff.maximum(batch.reports))
+    text = regrade_diff.render(changes, str(earlier), len(batch.reports), batch.roster, moved, maxima)
     text = "\n".join([*(f"warning: {d}" for d in damaged), text])
     write_text(batch.out_dir / REGRADE, text + "\n")
     return text

@@ -56,11 +56,12 @@ def write_zip(path, files):
 def check(export, base):
     assert sorted(export.submissions) == ["submission_1", "submission_2", "submission_3", "submission_4"]
     assert export.submissions["submission_1"] == base / "submission_1"
-    assert export.roster["submission_1"] == Entry((ADA,)) and export.roster["submission_2"] == Entry(GROUP)
+    assert export.roster["submission_1"] == Entry((ADA,), created_at="2024-03-01T10:00:00-08:00") and export.roster["submission_2"] == Entry(GROUP)
     assert export.roster["submission_3"].students == () and export.roster["submission_4"].students == ()
     assert export.roster["submission_3"].note == "submission_metadata.yml: entry submission_3: ':submitters:' should be a list"
-    assert export.messages == ["submission_metadata.yml: entry submission_3: ':submitters:' should be a list; graded by its folder name",
-                               "submission_metadata.yml has no entry submission_4; graded by its folder name"]
+    assert export.errors == ["submission_metadata.yml: entry submission_3: ':submitters:' should be a list",
+                             "submission_metadata.yml has no entry submission_4"]
+    assert export.messages == [] and export.roster["submission_1"].created_at == "2024-03-01T10:00:00-08:00"
 
 
 @pytest.mark.parametrize("prefix", ["", "assignment_42_export/"])
@@ -88,7 +89,8 @@ def test_an_entry_without_a_folder_is_kept_as_missing(tmp_path):
     del files["submission_1/qkv_arithmetic.py"]
     export = gradescope_export.read(write_folder(tmp_path, files))
     assert "submission_1" not in export.submissions
-    assert export.roster["submission_1"] == Entry((ADA,), "submission_metadata.yml lists submission_1 but the export has no folder submission_1/", True)
+    assert export.roster["submission_1"] == Entry((ADA,), "submission_metadata.yml lists submission_1 but the export has no folder submission_1/", True,
+                                                  "2024-03-01T10:00:00-08:00")
     assert any(m.startswith("submission_metadata.yml lists submission_1 but") and "left out of the upload" in m for m in export.messages)
 
 
@@ -118,18 +120,17 @@ def test_malformed_entries_are_named_by_file_and_entry(entry, problem):
     assert parsed.students == {"submission_8": (Student("B", "8", ""),)}
 
 
-def test_a_metadata_file_that_is_not_a_mapping_or_not_yaml_grades_everything_by_folder_name(tmp_path):
+def test_a_metadata_file_that_is_not_a_mapping_or_not_yaml_is_an_error_said_once(tmp_path):
     listed = parse_metadata("- submission_1\n- submission_2\n")
     assert listed.students == {} and listed.problems == [
-        "submission_metadata.yml: should map each submission folder (submission_<id>) to its entry, found a list; "
-        "every submission is graded by its folder name"]
+        "submission_metadata.yml: should map each submission folder (submission_<id>) to its entry, found a list"]
     broken = parse_metadata("submission_1: [unclosed\n")
     assert broken.problems[0].startswith("submission_metadata.yml could not be read (not valid YAML:")
     files = layout()
     files["submission_metadata.yml"] = "submission_1: [unclosed\n"
     export = gradescope_export.read(write_folder(tmp_path, files))
     assert all(e.students == () and e.note == broken.problems[0] for e in export.roster.values())
-    assert export.messages == broken.problems  # said once, not once per folder
+    assert export.errors == broken.problems and export.messages == []  # said once, not once per folder
 
 
 def test_metadata_is_parsed_safely():
@@ -146,3 +147,34 @@ def test_a_zipped_export_with_metadata_in_two_folders_is_ambiguous(tmp_path):
 def test_bytes_are_accepted():
     buffer = io.BytesIO(METADATA.encode())
     assert parse_metadata(buffer.getvalue()).students["submission_1"] == (ADA,)
+
+
+def test_created_at_is_read_as_gradescope_writes_it_and_a_bad_one_is_named():
+    parsed = parse_metadata("s1:\n  :submitters:\n  - :name: A\n    :sid: '1'\n  :created_at: 2024-03-01 10:00:00.123456789 -08:00\n"
+                            "s2:\n  :submitters:\n  - :name: B\n  :created_at: '2024-03-02 10:00:00.5 +01:00'\n"
+                            "s3:\n  :submitters:\n  - :name: C\n  :created_at: yesterday\n")
+    assert parsed.created == {"s1": "2024-03-01T10:00:00.123456-08:00", "s2": "2024-03-02T10:00:00.500000+01:00"}
+    assert parsed.notes == {"s3": "submission_metadata.yml: entry s3: ':created_at:' should be a date and time, found 'yesterday'"}
+
+
+@pytest.mark.parametrize("zipped", [False, True])
+def test_a_folder_the_grader_will_not_grade_is_listed_with_the_reason(tmp_path, zipped):
+    files = layout() | {"..\\..\\evil/qkv_arithmetic.py": "# x", ".hidden/qkv_arithmetic.py": "# x",
+                        "bad\x1b[31mname/qkv_arithmetic.py": "# x"}
+    files["submission_metadata.yml"] += "..\\..\\evil:\n  :submitters:\n  - :name: Eve\n    :sid: '66'\n"
+    del files["submission_3/qkv_arithmetic.py"], files["submission_4/qkv_arithmetic.py"]
+    path = write_zip(tmp_path / "e.zip", files) if zipped else write_folder(tmp_path / "e", files)
+    export = gradescope_export.read(path)
+    assert sorted(export.submissions) == ["submission_1", "submission_2"]
+    assert export.refused == {"..\\..\\evil": "its name holds a path separator (/ or \\); rename it",
+                              ".hidden": "hidden (its name begins with a dot)",
+                              "bad\x1b[31mname": "its name holds control characters (shown escaped); rename it"}
+    evil = export.roster["..\\..\\evil"]
+    assert evil.missing and evil.students[0].name == "Eve" and evil.note == "not graded: its name holds a path separator (/ or \\); rename it"
+
+
+def test_a_truncated_export_is_called_damaged(tmp_path):
+    whole = write_zip(tmp_path / "whole.zip", layout()).read_bytes()
+    (tmp_path / "cut.zip").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(ExportError, match=r"cut\.zip is a damaged zip .*download the export again"):
+        gradescope_export.read(tmp_path / "cut.zip")

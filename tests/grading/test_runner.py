@@ -104,3 +104,15 @@ def test_tests_the_manifest_cannot_read_from_their_decorators_are_refused(tmp_pa
     assert problem.points == 1
     with pytest.raises(manifest.ManifestError, match=r"worth 3 points.*say 1.*@test_case\(points=\.\.\.\) decorator"):
         runner.load_tests(problem, include_hidden=True)
+
+
+def test_a_failed_call_keeps_its_kind_so_reports_can_count_timeouts():
+    from autograder.sandbox.errors import TIMEOUT, StudentCallError
+
+    def stopped():
+        raise StudentCallError("qkv_arithmetic.qkv(...) did not finish within the time limit of 5 s and was stopped.", TIMEOUT)
+
+    result = runner.run_test(spec(stopped), {}, "qkv_arithmetic")
+    assert not result.passed and result.failure == TIMEOUT
+    assert runner.run_test(spec(lambda: None), {}, "qkv_arithmetic").failure == ""
+    assert runner.run_test(spec(lambda: Call(scale_ignored(), Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic").failure == ""

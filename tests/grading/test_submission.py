@@ -1,5 +1,6 @@
 """`submission.locate` on the shapes a Gradescope export adds: a folder inside a zip, a zip inside a folder or a zip."""
 
+import io
 import os
 import stat
 import zipfile
@@ -48,6 +49,21 @@ def test_a_symlinked_or_broken_inner_zip_is_refused_and_named(tmp_path):
     located = submission.locate(broken, MODULES)
     assert not located.sources and any(e.startswith("hw.zip (could not be read") for e in located.ignored)
     assert set(located.problems) == set(MODULES)
+    assert located.missing == [] and all(p.startswith("hw.zip could not be read: it ") for p in located.problems.values())
+
+
+def test_a_module_with_a_bad_crc_is_unreadable_not_missing(tmp_path):
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as zf:
+        for m in MODULES:
+            zf.writestr(f"{m}.py", f"# {m} " + "x" * 50)
+    damaged = bytearray(buffer.getvalue())
+    at = damaged.index(b"# " + MODULES[0].encode()) + 10  # a byte of the first module's stored data
+    damaged[at] ^= 0xFF
+    (tmp_path / "sub.zip").write_bytes(bytes(damaged))
+    located = submission.locate(tmp_path / "sub.zip", MODULES)
+    assert MODULES[0] not in located.sources and MODULES[0] not in located.missing
+    assert "could not be read" in located.problems[MODULES[0]] and "CRC" in located.problems[MODULES[0]]
 
 
 def test_two_inner_zips_are_not_guessed_between(tmp_path):

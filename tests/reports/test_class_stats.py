@@ -1,5 +1,7 @@
 """Class statistics are counts over records: pass rates, known mistakes (once per submission), scores, time."""
 
+from autograder.model import scores
+from autograder.model.roster import Entry, Student
 from autograder.reports import class_stats
 from tests.helpers import make_report
 
@@ -39,3 +41,32 @@ def test_score_lines_counts_and_slowest():
     named = {r.submission: r for r in REPORTS}
     assert [name for name, _ in class_stats.slowest(named, 2)] == ["d", "b"]
 
+
+
+def test_pass_rates_leave_out_modules_that_were_not_graded():
+    missing = make_report("e", {"p": [("t1", 1, False), ("t2", 2, False)], "q": [("u", 1, False)]})
+    missing.problems[0].kind, missing.problems[1].kind = scores.MISSING, scores.UNREADABLE
+    rates = class_stats.pass_rates([*REPORTS, missing], MODULES)
+    assert [(r.test, r.passed, r.graded) for r in rates["p"]] == [("t2", 1, 3), ("t1", 2, 3)]
+    assert [(r.test, r.passed, r.graded) for r in rates["q"]] == [("u", 2, 3)]
+
+
+def test_needs_attention_lists_zero_ungraded_unreadable_and_timed_out_with_the_reasons():
+    zero = make_report("zero", {"p": [("t1", 1, False)], "q": [("u", 1, False)]})
+    empty = make_report("empty", {"p": [("t1", 1, False)], "q": [("u", 1, False)]})
+    for problem in empty.problems:
+        problem.kind, problem.status = scores.MISSING, f"{problem.module}.py was not found in the submission"
+    unread = make_report("unread", {"p": [("t1", 1, True)], "q": [("u", 1, False)]})
+    unread.problems[1].kind, unread.problems[1].status = scores.UNREADABLE, "q.py could not be read: it Bad CRC-32"
+    slow = make_report("slow", {"p": [("t1", 1, True)], "q": [("u", 1, False), ("v", 1, False)]})
+    slow.problems[1].tests[0].failure = slow.problems[1].tests[1].failure = "timeout"
+    named = {r.submission: r for r in [*REPORTS, zero, empty, unread, slow]}
+    roster = {"zero": Entry((Student("Zed", "1", "z@x"),)), "gone": Entry(note="no folder gone/", missing=True)}
+    found = {a.submission: a for a in class_stats.needs_attention(named, roster)}
+    assert sorted(found) == ["d", "empty", "gone", "slow", "unread", "zero"]
+    assert found["d"].reasons == ("not graded: the grader failed (grader error: boom)",)
+    assert found["empty"].reasons == ("scored 0: no module file found",) and found["empty"].total == "0"
+    assert found["gone"].reasons == ("no folder gone/",) and found["gone"].total == ""
+    assert found["slow"].reasons == ("timed out: q (2 tests)",) and found["slow"].total == "1"
+    assert found["unread"].reasons == ("could not read q: q.py could not be read: it Bad CRC-32",)
+    assert found["zero"].reasons == ("scored 0",) and found["zero"].students == "Zed"

@@ -45,4 +45,14 @@ def test_status_names_what_went_wrong():
     partial.problems[1].status, partial.problems[1].kind = "complexity.py was not found in the submission", scores.MISSING
     assert csv_report.status(partial) == "missing complexity.py"
     partial.problems[1].kind = scores.UNREADABLE  # the kind decides, never the words
-    assert csv_report.status(partial) == "complexity: complexity.py was not found in the submission"
+    assert csv_report.status(partial) == "could not read: complexity: complexity.py was not found in the submission"
+
+
+def test_formula_cells_are_neutralised_and_every_value_survives_a_csv_reader():
+    evil = ["=HYPERLINK(\"http://x\",\"y\")", "+1+cmd|' /C calc'!A0", "-2", "@SUM(A1)", "\tx", "\rx", "a\nb, \"c\""]
+    roster = {f"s{i}": Entry((Student(name, name, name),)) for i, name in enumerate(evil)}
+    text = csv_report.render([(f"s{i}", GOOD) for i in range(len(evil))] + [("=s", GOOD)], MODULES, roster)
+    found = rows(text)
+    expected = ["'" + name if name[0] in "=+-@\t\r" else name for name in evil]
+    assert [r[0] for r in found[1:-1]] == expected and [r[1] for r in found[1:-1]] == expected
+    assert found[-1][3] == "'=s" and all(r[-3] == "5" for r in found[1:])  # the numbers are untouched

@@ -30,7 +30,7 @@ def page(pngs=None):
 def test_student_strings_are_escaped_and_the_page_is_self_contained():
     text = page()
     assert "<script" not in text and "onerror=alert(1)>" not in text and "<b>" not in text and "<i>Co" not in text
-    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in text and "Bo &amp; &lt;i&gt;Co&lt;/i&gt;" in text
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in text and "Bo &amp; &lt;i&gt;Co&lt;/i&gt;" in text  # markupsafe's escapes
     assert "sub_&lt;b&gt;" in text
     sources = re.findall(r'src="([^"]*)"', text)
     assert len(sources) == 2 and all(re.fullmatch(r"data:image/png;base64,[A-Za-z0-9+/=]+", s) for s in sources)
@@ -68,3 +68,15 @@ def test_the_page_renders_in_headless_chromium(tmp_path):
     blue = sum(1 for r, g, b in pixels if abs(r - 0x44) < 40 and abs(g - 0x72) < 40 and abs(b - 0xC4) < 40) / len(pixels)
     assert ink > 0.03, f"only {ink:.1%} of the screenshot is not white"
     assert blue > 0.005, f"only {blue:.2%} of the screenshot has the plots' blue: the plots or bars did not render"
+
+
+def test_needs_attention_names_each_submission_with_its_reason_escaped():
+    text = page(pngs={})
+    section = text.split('<h2 id="attention">')[1].split("<h2>")[0]
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td class=\"n\">(.*?)</td><td class=\"why\">(.*?)</td></tr>", section)
+    by_name = {name: (students, total, why) for name, students, total, why in rows}
+    # sub_i scores 0 when t1, t2 and c1 all fail: i odd and not a multiple of 3 (1, 5, 7, 11); sub_<b> the grader failed on.
+    assert set(by_name) == {"sub_1", "sub_11", "sub_5", "sub_7", "sub_&lt;b&gt;"}
+    assert by_name["sub_1"] == ("&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;", "0", "scored 0")
+    assert by_name["sub_&lt;b&gt;"][0] == "Bo &amp; &lt;i&gt;Co&lt;/i&gt;" and by_name["sub_&lt;b&gt;"][2].startswith(
+        "not graded: the grader failed (grader error: &lt;script&gt;")

@@ -1,18 +1,21 @@
 """`grade-all`: a row per submission whatever it holds, resumable, the same CSV for any --jobs."""
 
 import csv
+import errno
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
 
-from autograder.model import manifest, paths
+from autograder.model import manifest, paths, scores
 from autograder.staff import batch
-from tests.helpers import make_report, reference_submission, zip_folder
+from tests.helpers import make_report, one_problem_root, reference_submission, zip_bytes, zip_folder
 
 
 def make_dir(root, modules):
@@ -134,7 +137,9 @@ def test_progress_on_a_terminal_is_one_bar_redrawn_in_place():
     progress.update("a", report)
     progress.update("b", report)
     text = stream.getvalue()
-    assert text.count("\r[") == 2 and text.count("\n") == 1 and "2/2" in text and "/min" in text and " left" in text
+    # tqdm's bar, redrawn in place (a carriage return per redraw, one newline at the end), with done/total, rate, time left
+    assert text.count("\r") >= 2 and text.count("\n") == 1 and text.rstrip("\n").rsplit("\r", 1)[1].count("2/2") == 1
+    assert "sub/s" in text and " left" in text and text.rstrip("\n").endswith(" left  b")  # the last name graded
 
 
 def test_progress_in_a_pipe_is_at_most_ten_lines_plus_the_grader_errors():
@@ -153,3 +158,250 @@ def test_progress_in_a_pipe_is_at_most_ten_lines_plus_the_grader_errors():
 @pytest.mark.parametrize(("seconds", "shown"), [(4.4, "4 s"), (61, "1 min 01 s"), (3725, "1 h 02 min")])
 def test_time_left_reads_naturally(seconds, shown):
     assert batch.readable_duration(seconds) == shown
+
+
+# ---- with a fake grader: what grade-all does around grading, quickly ----
+
+GOOD = "# good\n"
+
+
+class FakeSession:
+    def close(self):
+        pass
+
+
+def fake_grade(path, assignment=None, session=None, tests=None, modules=None, **_):
+    """A grade from the files alone: every test passes in a module holding GOOD, every other test fails in one without
+    it; a missing or unreadable module is recorded as the grader records it. The notes say what was graded."""
+    from autograder.grading import submission
+
+    try:
+        located = submission.locate(Path(path), assignment.modules)
+    except submission.SubmissionError as exc:
+        located = submission.Located(problems={m: str(exc) for m in assignment.modules})
+    problems = []
+    for problem in assignment.problems:
+        if modules is not None and problem.module not in modules:
+            continue
+        specs, source = tests[problem.module], located.sources.get(problem.module)
+        result = scores.ProblemResult(problem.module, problem.title)
+        if source is None:
+            result.status = located.problems[problem.module]
+            result.kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
+        good = source is not None and GOOD.encode() in source
+        result.tests = [scores.TestResult(problem.module, s.name, s.points, s.hidden, good or (source is not None and i % 2 == 0))
+                        for i, s in enumerate(specs)]
+        problems.append(result)
+    return scores.GradeReport(str(path), problems, [f"graded {modules or 'all'}"], 1.0)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+
+
+def two_problems(tmp_path):
+    folder = tmp_path / "assignments"
+    folder.mkdir()
+    for module in ("qkv_arithmetic", "complexity"):
+        (folder / module).symlink_to(paths.ASSIGNMENTS / module)
+    total = sum(manifest.load().problem(m).points for m in ("qkv_arithmetic", "complexity"))
+    (folder / "assignment.yaml").write_text(f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {total:g}\n'
+                                            "problems:\n  - qkv_arithmetic\n  - complexity\n")
+    return manifest.load(folder / "assignment.yaml")
+
+
+def fake_folder(root, count=5):
+    """Submissions ``s0``..: both modules good, one good, none, an unreadable zip, ..."""
+    subs = root / "subs"
+    for i in range(count):
+        (subs / f"s{i}").mkdir(parents=True)
+        for j, module in enumerate(("qkv_arithmetic", "complexity")):
+            (subs / f"s{i}" / f"{module}.py").write_text(GOOD if (i + j) % 3 else "# wrong\n")
+    (subs / "broken.zip").write_bytes(b"PK\x03\x04 cut short")
+    return subs
+
+
+def records_of(out):
+    return {p.stem: json.loads(p.read_text()) for p in sorted((out.parent / "records").glob("*.json"))}
+
+
+def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_path, fake, monkeypatch):
+    two = two_problems(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    first = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    assert len(first.graded) == 6 and first.stale == {}
+    current = dict(first.fingerprint)
+    assert all(r["fingerprint"] == current for r in records_of(out).values()) and set(current) == {"qkv_arithmetic", "complexity", "harness"}
+    assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
+
+    real = batch.fingerprint.of
+    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), complexity="changed"))
+    before = records_of(out)
+    again = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    assert sorted(again.graded) == sorted(first.graded) and set(map(tuple, again.stale.values())) == {("complexity",)}
+    assert batch.stale_summary(again).startswith("6 earlier records were graded with other tests") and "complexity (6)" in batch.stale_summary(again)
+    after = records_of(out)
+    for name, record in after.items():
+        assert record["notes"] == ["graded ['complexity']"] and record["fingerprint"]["complexity"] == "changed"
+        assert record["problems"][0] == before[name]["problems"][0]  # qkv_arithmetic kept as it was
+        assert [p["module"] for p in record["problems"]] == ["qkv_arithmetic", "complexity"]
+
+    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), complexity="changed", harness="new code"))
+    whole = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    assert len(whole.graded) == 6 and all(r["notes"] == ["graded all"] for r in records_of(out).values())
+    assert "every problem (6)" in batch.stale_summary(whole)
+
+
+def test_the_assignment_is_checked_whole_before_any_submission(tmp_path, fake):
+    root = one_problem_root(tmp_path, "qkv_arithmetic")
+    hidden = root / "assignments" / "qkv_arithmetic" / "tests" / "hidden.py"
+    hidden.write_text(hidden.read_text().replace("@test_case(points=", "@test_case(points=1+", 1))  # points out of step with the yaml
+    broken = manifest.load(root / "assignments" / "assignment.yaml")
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    with pytest.raises(batch.RunError, match=r"nothing was graded or written: ManifestError: .*problem\.yaml: key 'points' is 15 but its tests add up to 16"):
+        batch.grade_all(subs, out, assignment=broken, stream=io.StringIO())
+    assert not out.parent.exists()
+
+
+def test_a_full_disk_stops_with_a_message_and_the_rerun_resumes(tmp_path, fake, monkeypatch):
+    small = one_problem(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    monkeypatch.setattr(batch.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10 << 30, 10 << 30, 5 << 20))
+    with pytest.raises(batch.RunError, match=r"has 5 MB free, and grading 6 submissions needs about 21 MB"):
+        batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    assert not out.parent.exists()
+    monkeypatch.undo()
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+
+    real, calls = batch.write_text, []
+
+    def fill_up(path, text):
+        calls.append(path)
+        if len(calls) > 2 and path.parent.name == "records":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, text)
+
+    monkeypatch.setattr(batch, "write_text", fill_up)
+    with pytest.raises(batch.RunError, match=r"is full \(No space left on device\); \d submissions graded in this run are kept"):
+        batch.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
+    kept = set(records_of(out))
+    assert 0 < len(kept) < 6
+    monkeypatch.setattr(batch, "write_text", real)
+    rest = batch.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
+    assert set(rest.graded) == {"broken.zip", "s0", "s1", "s2", "s3", "s4"} - kept and len(read_csv(out)) == 6
+
+
+def test_an_unreadable_submission_says_so(tmp_path, fake):
+    small = one_problem(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    rows = {r["submission"]: r for r in read_csv(out)}
+    assert rows["broken.zip"]["status"].startswith("could not read: broken.zip is neither a folder nor a .zip")
+
+
+def fake_export(path, count=9):
+    """A zipped export: ``count`` submissions of the fake's kinds, a group, a student who submitted twice, a listed
+    submission without a folder."""
+    files, entries = {}, []
+    for i in range(count):
+        name = f"submission_{100 + i}"
+        files[f"{name}/qkv_arithmetic.py"] = GOOD if i % 3 else "# wrong\n"
+        student = "" if i != 4 else "  - :name: Pat Two\n    :sid: '1004b'\n    :email: pat@x\n"
+        email = "pat@x" if i == 7 else f"s{i}@x"
+        entries.append(f"{name}:\n  :submitters:\n  - :name: Student {i}\n    :sid: '{1000 + i}'\n    :email: {email}\n{student}"
+                       f"  :created_at: 2024-03-0{1 + i % 5} 10:00:00.000000000 -08:00\n")
+    entries.append("submission_999:\n  :submitters:\n  - :name: No Folder\n    :sid: '999'\n    :email: nf@x\n")
+    files["submission_metadata.yml"] = "".join(entries)
+    path.write_bytes(zip_bytes({f"export/{k}": v for k, v in files.items()}))
+    return path
+
+
+def outputs(out):
+    """What a run leaves that must not depend on how it was split: the CSVs, the summary, every record and result."""
+    found = {name: (out.parent / name).read_text() for name in ("grades.csv", "gradescope_upload.csv", "summary.txt")}
+    for kind in ("records", "results"):
+        found |= {f"{kind}/{p.name}": p.read_text() for p in sorted((out.parent / kind).glob("*.json"))}
+    return found
+
+
+def finish(opened):
+    batch.write_summary(opened)
+    batch.write_upload(opened)
+    return opened
+
+
+def test_three_shards_merged_equal_one_run_and_shards_of_other_tests_are_refused(tmp_path, fake, monkeypatch):
+    small = one_problem(tmp_path)
+    export = fake_export(tmp_path / "export.zip")
+    single = tmp_path / "single" / "grades.csv"
+    finish(batch.grade_all(export, single, jobs=2, assignment=small, stream=io.StringIO()))
+    shards = [tmp_path / f"shard{k}" / "grades.csv" for k in (1, 2, 3)]
+    parts = [batch.grade_all(export, out, jobs=1, assignment=small, stream=io.StringIO(), shard=(k, 3)).graded
+             for k, out in enumerate(shards, 1)]
+    assert sorted(sum(parts, [])) == sorted(f"submission_{100 + i}" for i in range(9)) and all(len(p) == 3 for p in parts)
+    merged_out = tmp_path / "merged" / "grades.csv"
+    opened, _ = batch.open_batch(export, merged_out, small, check=False)
+    finish(batch.merge(opened, [s.parent for s in reversed(shards)]))
+    assert outputs(merged_out) == outputs(single)
+
+    opened, _ = batch.open_batch(export, tmp_path / "m2" / "grades.csv", small, check=False)
+    with pytest.raises(batch.RunError, match=r"shards 2/3 are missing"):
+        batch.merge(opened, [shards[0].parent, shards[2].parent])
+    record = next((shards[1].parent / "records").glob("*.json"))
+    data = json.loads(record.read_text())
+    data["fingerprint"]["qkv_arithmetic"] = "graded with other tests"
+    record.write_text(json.dumps(data))
+    with pytest.raises(batch.RunError, match=r"graded with different tests, recorded values or harness code"):
+        batch.merge(opened, [s.parent for s in shards])
+    assert not (tmp_path / "m2").exists()
+
+
+def test_the_upload_takes_each_students_latest_submission(tmp_path, fake):
+    small = one_problem(tmp_path)
+    out = tmp_path / "out" / "grades.csv"
+    done = batch.grade_all(fake_export(tmp_path / "export.zip"), out, assignment=small, stream=io.StringIO())
+    upload = batch.write_upload(done)
+    # pat@x is in submission_104 (created March 5, with Student 4) and submission_107 (March 3): 104 is the latest.
+    rows = {r[2]: r for r in upload.rows}
+    assert rows["pat@x"] == ["Pat Two", "1004b", "pat@x", f"{done.reports['submission_104'].points:g}"]
+    assert "submission_107: Student 7 has a later submission, submission_104" in upload.left_out
+    assert any("submission_104: Pat Two" in c and "submission_107: Student 7" in c for c in upload.conflicts)
+    assert "submission_999: not graded (submission_metadata.yml lists submission_999 but the export has no folder submission_999/)" in upload.left_out
+
+
+def open_npz_files():
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        found += [target] if target.endswith(".npz") else []
+    return found
+
+
+def test_the_check_leaves_no_recorded_values_open_for_the_jobs_to_share(tmp_path):
+    """A job forked with the parent's open .npz shares its file offset with the other jobs: reads would interleave."""
+    batch.check_assignment(one_problem(tmp_path))
+    assert open_npz_files() == []
+
+
+def test_a_submission_the_grader_failed_on_is_graded_again_by_a_rerun(tmp_path, fake, monkeypatch):
+    small = one_problem(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+
+    def failing(path, *args, **kw):
+        if Path(path).name == "s1":
+            raise RuntimeError("a job died")
+        return fake_grade(path, *args, **kw)
+
+    monkeypatch.setattr(batch.grader, "grade", failing)
+    first = batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    assert first.reports["s1"].problems == [] and first.stale == {}
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    again = batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    assert again.graded == ["s1"] and again.reports["s1"].problems
+    assert batch.stale_summary(again) == "1 submissions the grader had failed on in an earlier run: graded again"

@@ -1,4 +1,4 @@
-"""``grade-all``: every submission of a folder or Gradescope export into a CSV, results and a summary; resumable."""
+"""``grade-all``: every submission of a folder or Gradescope export into a CSV, results and a summary; resumable, in shards."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ...gradescope import export as gradescope_export
-from ...reports import terminal
+from ...reports.terminal import one_line, safe
 from ...sandbox import policy
 from ...sandbox.policy import refuse_unsandboxed
 from ...staff import batch
@@ -17,16 +17,23 @@ HELP = "staff: grade every submission (folder or zip) in DIR, or a Gradescope ex
 DESCRIPTION = ("Grade every submission in DIR in parallel: a folder of submissions (folders or zips), or Gradescope's "
                "\"Download Submissions\" export (zipped or not; names, SIDs and emails come from its submission_metadata.yml). "
                "Writes grades.csv, results/<name>.json, records/<name>.json, summary.txt, summary.html and histogram.png "
-               "beside it, and for an export gradescope_upload.csv. A rerun grades only submissions not graded yet.")
+               "beside it, and for an export gradescope_upload.csv. A rerun grades only submissions not graded yet, and "
+               "those graded with other tests, points, recorded values or harness code (only what changed). "
+               "With --shard K/N it grades the K-th of N parts (on another machine, say); --merge builds the outputs from "
+               "every shard's folder.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", metavar="DIR", help="a folder holding one folder or zip per submission, or a Gradescope export (folder or .zip)")
     parser.add_argument("--out", default="grades.csv", help="the CSV to write; the other outputs go beside it (default: ./grades.csv)")
     parser.add_argument("-j", "--jobs", type=int, default=2, help="submissions graded at once (default: 2)")
-    parser.add_argument("--force", action="store_true", help="grade again submissions graded by an earlier run")
+    parser.add_argument("--force", action="store_true", help="grade again submissions graded by an earlier run, even those still current")
     parser.add_argument("--against", metavar="OLD_DIR", help="an earlier run's output folder (the one holding its grades.csv and records/): "
                         "list the submissions whose score changed since, and the tests that changed; also written to regrade.txt")
+    parser.add_argument("--shard", metavar="K/N", help="grade only the K-th of N parts of DIR (every N-th submission by name); "
+                        "its --out folder is one shard for --merge")
+    parser.add_argument("--merge", metavar="SHARD_DIR", nargs="+", help="grade nothing: build the CSV, summary and upload of DIR in --out "
+                        "from the --out folders of all N shards (refused if they were graded with different tests or harness)")
 
 
 def _earlier_run(against: str, out_dir: Path) -> Path | None:
@@ -44,31 +51,60 @@ def _earlier_run(against: str, out_dir: Path) -> Path | None:
     return old
 
 
+def _error(text: str) -> int:
+    print(safe(f"error: {text}"), file=sys.stderr)
+    return 2
+
+
 def run(args: argparse.Namespace) -> int:
-    refuse_unsandboxed()  # never falls back to the portable path: exit 2, saying why
+    if not args.merge:
+        refuse_unsandboxed()  # never falls back to the portable path: exit 2, saying why
     source, out = Path(args.dir), Path(args.out)
     if not source.exists():
-        print(f"error: {source} does not exist; pass a folder of submissions or a Gradescope export", file=sys.stderr)
-        return 2
+        return _error(f"{source} does not exist; pass a folder of submissions or a Gradescope export")
+    if args.merge and args.shard:
+        return _error("--merge and --shard do not go together: grade each shard, then merge them in another run")
+    try:
+        shard = batch.parse_shard(args.shard) if args.shard else None
+    except ValueError as exc:
+        return _error(str(exc))
     old = _earlier_run(args.against, out.parent) if args.against else None
     if args.against and old is None:
         return 2
     try:
-        opened, found = batch.open_batch(source, out)
-    except gradescope_export.ExportError as exc:
-        print(terminal.safe(f"error: {exc}"), file=sys.stderr)
-        return 2
-    for message in opened.messages:
-        print(f"warning: {message}", file=sys.stderr)
-    print(policy.detect().describe(), file=sys.stderr)
-    done = batch.grade(opened, found, jobs=args.jobs, force=args.force)
-    print(terminal.safe(batch.write_summary(done)))
+        opened, found = batch.open_batch(source, out, shard=shard, check=not args.merge)
+        for message in opened.messages:
+            print(one_line(f"warning: {message}"), file=sys.stderr)
+        for name, reason in opened.refused.items():
+            print(one_line(f"not graded: {name}: {reason}"), file=sys.stderr)
+        if args.merge:
+            done = batch.merge(opened, [Path(d) for d in args.merge])
+        else:
+            print(policy.detect().describe(), file=sys.stderr)
+            done = batch.grade(opened, found, jobs=args.jobs, force=args.force)
+    except (batch.RunError, gradescope_export.ExportError) as exc:
+        return _error(str(exc))
+    if done.stale:
+        for line in batch.stale_summary(done).splitlines():
+            print(one_line(line))
+    if shard is not None:
+        print(f"graded shard {shard[0]}/{shard[1]}: {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; "
+              f"wrote {args.out}; merge every shard with: grade-all {args.dir} --merge SHARD_DIR... --out MERGED/grades.csv")
+        return 0
+    print(safe(batch.write_summary(done)))
     upload = batch.write_upload(done)
     if upload is not None:
         print(f"wrote {out.parent / batch.UPLOAD_CSV}: {len(upload.rows)} students" + (f"; left out {len(upload.left_out)}:" if upload.left_out else ""))
         for reason in upload.left_out:
-            print(f"  {reason}")
+            print(one_line(f"  {reason}"))
+        if upload.conflicts:
+            print(f"conflicts ({len(upload.conflicts)}): check these students on Gradescope")
+            for conflict in upload.conflicts:
+                print(one_line(f"  {conflict}"))
     if old is not None:
-        print(terminal.safe(batch.write_regrade(done, old)))
-    print(f"graded {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; wrote {args.out}")
+        print(safe(batch.write_regrade(done, old)))
+    if args.merge:
+        print(f"merged {len(done.reports)} submissions from {len(args.merge)} shards; wrote {args.out}")
+    else:
+        print(f"graded {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; wrote {args.out}")
     return 0

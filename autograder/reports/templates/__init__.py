@@ -1,1 +1,1 @@
-"""Jinja2 templates of the reports (data files, no code)."""
+"""The Jinja2 templates of the HTML reports (data, not code: a folder of the package so that it ships with it)."""

@@ -1,7 +1,7 @@
 """`grade-all` on a Gradescope export, end to end: names in the CSV, the upload CSV, the class summary, a regrade diff.
 
 The export is synthetic (several students, a group, an empty submission, a zip inside a folder, a
-malformed metadata entry, an entry without a folder), zipped as Gradescope gives it, and graded
+submitter without SID or email, an entry without a folder), zipped as Gradescope gives it, and graded
 through the command line on a one-problem copy of the project (AUTOGRADER_ROOT) to stay quick.
 """
 
@@ -10,8 +10,10 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -49,7 +51,8 @@ submission_104:
     :sid: '1005'
     :email: erin@uni.edu
 submission_105:
-  :submitters: Gus Hale
+  :submitters:
+  - :name: Gus Hale
 submission_106:
   :submitters:
   - :name: Ida Jones
@@ -118,7 +121,7 @@ def test_the_csv_has_a_row_per_student_with_names_and_ids(first_run):
         ("Carol Diaz", "1003", "carol@uni.edu", "submission_103"),
         ("Dan Ek", "1004", "dan@uni.edu", "submission_103"),
         ("Erin Fox", "1005", "erin@uni.edu", "submission_104"),
-        ("", "", "", "submission_105"),
+        ("Gus Hale", "", "", "submission_105"),
         ("Ida Jones", "1007", "ida@uni.edu", "submission_106"),
     ]
     by_submission = {r["submission"]: r for r in rows}
@@ -126,12 +129,11 @@ def test_the_csv_has_a_row_per_student_with_names_and_ids(first_run):
     assert rows[2]["total"] == rows[3]["total"] and 0 < float(rows[2]["total"]) < 15  # the group's zip inside its folder was graded
     assert by_submission["submission_104"]["total"] == "0" and "not found" in by_submission["submission_104"]["status"]
     assert float(by_submission["submission_105"]["total"]) > 0
-    assert by_submission["submission_105"]["status"].endswith("submission_metadata.yml: entry submission_105: ':submitters:' should be a list")
+    assert by_submission["submission_105"]["status"] == "ok"
     assert by_submission["submission_106"]["total"] == "" and "no folder submission_106/" in by_submission["submission_106"]["status"]
     for name in GRADED:
         results = json.loads((out.parent / "results" / f"{name}.json").read_text())
         assert f"{results['score']:g}" == by_submission[name]["total"]
-    assert "warning: submission_metadata.yml: entry submission_105: ':submitters:' should be a list" in proc.stderr
     assert "warning: submission_metadata.yml lists submission_106 but the export has no folder submission_106/" in proc.stderr
     progress = [line for line in proc.stderr.splitlines() if line.startswith("[")]
     assert progress and progress[-1].startswith("[5/5]") and not any("submission_" in line for line in progress)
@@ -147,14 +149,18 @@ def test_the_upload_csv_is_well_formed(first_run):
         ("Alice Ng", "1001", "alice@uni.edu"), ('Bob "Bobby" Tables, Jr.', "1002", "bob@uni.edu"), ("Carol Diaz", "1003", "carol@uni.edu"),
         ("Dan Ek", "1004", "dan@uni.edu"), ("Erin Fox", "1005", "erin@uni.edu")]
     assert all(score == totals[name, email] for name, _, email, score in rows[1:])
-    assert "left out 2:" in proc.stdout and "submission_105: its submitters are unknown" in proc.stdout
+    assert "left out 2:" in proc.stdout and "submission_105: Gus Hale has neither SID nor email to match on Gradescope" in proc.stdout
     assert "submission_106: not graded" in proc.stdout
 
 
 def test_the_summary_counts_what_the_results_say(first_run):
     _, _, _, out, _ = first_run
     results = [json.loads((out.parent / "results" / f"{name}.json").read_text()) for name in GRADED]
-    tests = [t for r in results for t in r["tests"] if t["max_score"] > 0]
+    # Pass rates count the submissions whose module was graded: not the empty one (its module is missing).
+    graded = [name for name in GRADED
+              if json.loads((out.parent / "records" / f"{name}.json").read_text())["problems"][0]["kind"] == "ok"]
+    assert graded == [name for name in GRADED if name != "submission_104"]
+    tests = [t for name, r in zip(GRADED, results) if name in graded for t in r["tests"] if t["max_score"] > 0]
     passed = {t["name"].split(": ", 1)[1]: (sum(u["status"] == "passed" for u in tests if u["name"] == t["name"]),
                                            sum(u["name"] == t["name"] for u in tests)) for t in tests}
     hints = {v.name: f"Hint: {v.hint}" for v in solutions.mistakes(MODULE)}
@@ -192,7 +198,7 @@ def test_a_rerun_resumes_and_a_regrade_lists_exactly_the_students_a_changed_test
     diff = (regraded.parent / "regrade.txt").read_text()
     assert diff.strip() in proc.stdout
     lines = diff.splitlines()
-    assert lines[0] == f"Regrade against {out.parent}: {len(moved)} of 5 submissions changed score."
+    assert lines[0] == f"Regrade against {out.parent}: {len(moved)} of 5 submissions changed score by +2 each; the maximum moved from 15 to 17."
     listed = dict(re.findall(r"(submission_\d+)\]?: \S+ -> \S+ \(([+-][\d.]+)\)$", diff, re.MULTILINE))
     assert set(listed) == moved and set(listed.values()) == {"+2"}
     assert diff.count(f"    {MODULE}: {CHANGED_TEST}: 1/1 -> 3/3") == len(moved)
@@ -201,6 +207,101 @@ def test_a_rerun_resumes_and_a_regrade_lists_exactly_the_students_a_changed_test
         assert all((person in diff) == (name in moved) for person in people), name
     same = re.search(r"^Same total, but some test.s points or maximum changed: (.*)$", diff, re.MULTILINE)
     assert same is None or not set(same.group(1).split(", ")) & moved
+
+    # Into the same folder, without --force: the records carry the old tests' fingerprint, so all are graded again.
+    rerun = tmp_path / "same"
+    shutil.copytree(out.parent, rerun)
+    proc = grade_all(changed_root, export, "--out", rerun / "grades.csv")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "5 earlier records were graded with other tests, points, recorded values or harness code: graded again what " \
+           f"changed: {MODULE} (5)" in proc.stdout and "graded 5 now, 0 from earlier runs" in proc.stdout
+    assert without_seconds(rerun / "grades.csv") == without_seconds(regraded)
+    assert (rerun / "gradescope_upload.csv").read_text() == (regraded.parent / "gradescope_upload.csv").read_text()
+
+
+def without_seconds(path):
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in read_csv(path)]
+
+
+def test_a_points_edit_in_one_file_stops_before_the_first_submission(tmp_path):
+    root = one_problem_root(tmp_path, MODULE)
+    hidden = root / "assignments" / MODULE / "tests" / "hidden.py"
+    hidden.write_text(re.sub(r"@test_case\(points=(\d+)", lambda m: f"@test_case(points={int(m.group(1)) + 2}", hidden.read_text(), count=1))
+    export = write_export(tmp_path / "export.zip")
+    proc = grade_all(root, export, "--out", tmp_path / "o" / "grades.csv")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "the assignment cannot be graded, so nothing was graded or written: ManifestError:" in proc.stderr
+    assert "key 'points' is 15 but its tests add up to 17" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_malformed_metadata_stops_before_grading(tmp_path):
+    root = one_problem_root(tmp_path, MODULE)
+    export = tmp_path / "export.zip"
+    export.write_bytes(zip_bytes({"submission_metadata.yml": METADATA + "submission_107:\n  :submitters: Gus Hale\n",
+                                  f"submission_101/{MODULE}.py": "", f"submission_107/{MODULE}.py": ""}))
+    proc = grade_all(root, export, "--out", tmp_path / "o" / "grades.csv")
+    assert proc.returncode == 2 and "the export's metadata is malformed" in proc.stderr, proc.stdout + proc.stderr
+    assert "submission_metadata.yml: entry submission_107: ':submitters:' should be a list" in proc.stderr
+    assert not (tmp_path / "o").exists()
+    export.write_bytes(export.read_bytes()[:-30])
+    proc = grade_all(root, export, "--out", tmp_path / "o" / "grades.csv")
+    assert proc.returncode == 2 and "export.zip is a damaged zip" in proc.stderr and not (tmp_path / "o").exists()
+
+
+def descendants(pid):
+    """Every process below ``pid`` now, as (pid, start time) so that a reused pid is not mistaken for one of them."""
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append((int(entry), fields[19]))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child[0])
+    return found
+
+
+def alive(process):
+    try:
+        stat = open(f"/proc/{process[0]}/stat").read()
+    except OSError:
+        return False
+    fields = stat.rsplit(")", 1)[1].split()
+    return fields[19] == process[1] and fields[0] != "Z"
+
+
+def test_kill_9_of_grade_all_leaves_no_process_running(tmp_path):
+    root = one_problem_root(tmp_path, MODULE)
+    subs = tmp_path / "subs"
+    for i in range(8):
+        (subs / f"s{i}").mkdir(parents=True)
+        (subs / f"s{i}" / f"{MODULE}.py").write_text(solutions.reference_path(MODULE).read_text())
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root))
+    parent = subprocess.Popen([sys.executable, "-m", "autograder", "grade-all", str(subs), "--out", str(tmp_path / "o" / "grades.csv"),
+                               "--jobs", "2"], cwd=paths.PACKAGE_DIR.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300
+        # Two jobs, each with its worker started: at least four processes below the run.
+        while len(descendants(parent.pid)) < 4 and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.2)
+        time.sleep(1.0)
+        running = descendants(parent.pid)
+        assert parent.poll() is None and len(running) >= 4, f"the run did not get going: {running}"
+    finally:
+        parent.kill()
+        parent.wait()
+    deadline = time.monotonic() + 60
+    while any(alive(p) for p in running) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    left = [p for p in running if alive(p)]
+    assert left == [], f"still running after kill -9 of grade-all: {[open(f'/proc/{p[0]}/cmdline').read() for p in left]}"
 
 
 def test_bad_arguments_are_explained_before_any_grading(tmp_path):
@@ -218,3 +319,66 @@ def test_bad_arguments_are_explained_before_any_grading(tmp_path):
     (tmp_path / "o" / "records" / "x.json").write_text("{}")
     proc = grade_all(root, tmp_path, "--out", tmp_path / "o" / "grades.csv", "--against", tmp_path / "o")
     assert proc.returncode == 2 and "is where this run writes" in proc.stderr
+
+
+def test_printed_names_are_escaped_and_a_folder_not_graded_is_listed(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    from autograder.commands.staff import grade_all as command
+    from autograder.staff import batch
+    from tests.staff.test_batch import GOOD, FakeSession, fake_grade
+
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+    root = one_problem_root(tmp_path, MODULE)
+    real_load = batch.manifest.load
+    monkeypatch.setattr(batch.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
+    export = tmp_path / "export.zip"
+    export.write_bytes(zip_bytes({
+        "submission_metadata.yml": ('submission_1:\n  :submitters:\n  - :name: "Eve\\e]0;owned\\a\\nNext line"\n    :sid: "=1+1"\n'
+                                    '    :email: eve@x\nsubmission_2:\n  :submitters:\n  - :name: "Mal\\e[2J\\tory"\n'
+                                    '..\\..\\evil:\n  :submitters:\n  - :name: "Evil"\n    :sid: "666"\n'),
+        f"submission_1/{MODULE}.py": GOOD, f"submission_2/{MODULE}.py": GOOD, f"..\\..\\evil/{MODULE}.py": GOOD}))
+    out = tmp_path / "o" / "grades.csv"
+    args = argparse.Namespace(dir=str(export), out=str(out), jobs=1, force=False, against=None, shard=None, merge=None)
+    assert command.run(args) == 0
+    printed = capsys.readouterr()
+    assert "\x1b" not in printed.out + printed.err and "\x07" not in printed.out + printed.err
+    assert "not graded: ..\\..\\evil: its name holds a path separator (/ or \\); rename it" in printed.err
+    assert "submission_2: Mal\\x1b[2J\\tory has neither SID nor email to match on Gradescope" in printed.out
+    assert "..\\..\\evil: not graded (not graded: its name holds a path separator" in printed.out  # left out of the upload
+    rows = list(csv.reader(io.StringIO((out.parent / "gradescope_upload.csv").read_text(), newline="")))
+    assert rows[1] == ["Eve\x1b]0;owned\x07\nNext line", "'=1+1", "eve@x", "15"]  # the value survives, the formula does not
+    assert not list(tmp_path.glob("**/evil*")) and sorted(p.name for p in (out.parent / "records").iterdir()) == [
+        "submission_1.json", "submission_2.json"]
+
+
+def test_shard_and_merge_through_the_command(tmp_path, monkeypatch, capsys):
+    import argparse
+
+    from autograder.commands.staff import grade_all as command
+    from autograder.staff import batch
+    from tests.staff.test_batch import FakeSession, fake_export, fake_grade
+
+    monkeypatch.setattr(batch.grader, "grade", fake_grade)
+    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+    root = one_problem_root(tmp_path, MODULE)
+    real_load = batch.manifest.load
+    monkeypatch.setattr(batch.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
+    export = fake_export(tmp_path / "export.zip")
+
+    def run(out, **options):
+        args = argparse.Namespace(dir=str(export), out=str(out), jobs=1, force=False, against=None, shard=None, merge=None)
+        vars(args).update(options)
+        return command.run(args)
+
+    assert run(tmp_path / "one" / "grades.csv") == 0
+    assert run(tmp_path / "s1" / "grades.csv", shard="1/2") == 0 and run(tmp_path / "s2" / "grades.csv", shard="2/2") == 0
+    assert "graded shard 2/2: 4 now" in capsys.readouterr().out  # 5 names, one listed without a folder
+    assert run(tmp_path / "m" / "grades.csv", merge=[str(tmp_path / "s1"), str(tmp_path / "s2")]) == 0
+    assert "merged 9 submissions from 2 shards" in capsys.readouterr().out
+    for name in ("grades.csv", "gradescope_upload.csv", "summary.txt"):
+        assert (tmp_path / "m" / name).read_text() == (tmp_path / "one" / name).read_text(), name
+    assert run(tmp_path / "x" / "grades.csv", merge=[str(tmp_path / "s1")]) == 2
+    assert "shards 2/2 are missing" in capsys.readouterr().err
+    assert run(tmp_path / "x" / "grades.csv", shard="3/2") == 2 and "K must be between 1 and N" in capsys.readouterr().err

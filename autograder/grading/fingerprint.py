@@ -1,0 +1,96 @@
+"""What a score depends on, as digests: a score record carrying them can tell whether it is still current.
+
+One digest per problem (its manifest, so its points; its test files; the recorded expected values the tests
+compare with) and one for the harness (the code that runs and judges the tests, and the numpy/torch it runs on).
+A change of a problem's digest makes every score of that problem stale; a change of the harness, every score.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import zipfile
+from importlib import metadata
+from pathlib import Path
+
+from ..expected import records
+from ..model import paths
+from ..model.manifest import Assignment, Problem
+
+HARNESS = "harness"
+# The packages whose code decides a score (reports only render it; staff and commands only drive the runs).
+HARNESS_PACKAGES = ("grading", "testkit", "expected", "sandbox")
+HARNESS_FILES = ("model/manifest.py", "model/scores.py")
+LIBRARIES = ("numpy", "torch")
+
+
+def _add(digest: hashlib._Hash, label: str, path: Path) -> None:
+    digest.update(label.encode() + b"\0")
+    try:
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        digest.update(b"<missing>")
+    digest.update(b"\0")
+
+
+def harness() -> str:
+    """The digest of the grading code, the Python version and the numerical libraries' versions."""
+    digest = hashlib.sha256()
+    files = sorted(p for package in HARNESS_PACKAGES for p in (paths.PACKAGE_DIR / package).rglob("*.py"))
+    files += [paths.PACKAGE_DIR / name for name in HARNESS_FILES]
+    for path in files:
+        _add(digest, path.relative_to(paths.PACKAGE_DIR).as_posix(), path)
+    versions = [f"python {platform.python_version()}"]
+    for library in LIBRARIES:
+        try:
+            versions.append(f"{library} {metadata.version(library)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{library} absent")
+    digest.update("\n".join(versions).encode())
+    return digest.hexdigest()[:24]
+
+
+def store_files(module: str) -> list[Path]:
+    """The files of the recorded values ``module``'s tests use: shipped with the zip, else the checkout's cache."""
+    shipped = records.shipped_folder()
+    folder = shipped if (shipped / f"{module}.json").is_file() else records.cached_folder(module)
+    return [folder / f"{module}.json", folder / f"{module}.npz"]
+
+
+def problem(problem_: Problem) -> str:
+    """The digest of one problem: its problem.yaml, its test files and its recorded values (record them first)."""
+    digest = hashlib.sha256()
+    _add(digest, "problem.yaml", problem_.folder / "problem.yaml")
+    for path, hidden in problem_.test_files(include_hidden=True):
+        _add(digest, f"{'hidden' if hidden else 'public'}:{path.name}", path)
+    digest.update(_store_content(*store_files(problem_.module)).encode())
+    return digest.hexdigest()[:24]
+
+
+def _store_content(index: Path, arrays: Path) -> str:
+    """The recorded values as content, not bytes: the index's data and each array's CRC and size. A store recorded
+    again from the same sources is the same content in other bytes (the .npz's members carry their time), and the
+    shared cache records a problem again whenever another checkout's recordings pushed it out."""
+    try:
+        data = json.dumps(json.loads(index.read_text(encoding="utf-8")), sort_keys=True)
+        with zipfile.ZipFile(arrays) as zf:
+            members = sorted((i.filename, i.CRC, i.file_size) for i in zf.infolist())
+    except (OSError, ValueError, zipfile.BadZipFile) as exc:
+        return f"<unreadable: {type(exc).__name__}>"
+    return data + repr(members)
+
+
+def of(assignment: Assignment) -> dict[str, str]:
+    """Every problem's digest by module, and the harness's under ``HARNESS``."""
+    return {**{p.module: problem(p) for p in assignment.problems}, HARNESS: harness()}
+
+
+def stale(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
+    """What changed since ``recorded``: ``[HARNESS]`` if the harness did (every problem is stale then), else the
+    problems whose digest differs, in ``current``'s order; a record without digests is stale as a whole."""
+    if not recorded or recorded.get(HARNESS) != current.get(HARNESS):
+        return [HARNESS]
+    return [name for name, digest in current.items() if name != HARNESS and recorded.get(name) != digest]

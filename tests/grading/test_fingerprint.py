@@ -1,0 +1,64 @@
+"""A score record's fingerprint: one digest per problem (manifest, tests, recorded values) and one for the harness."""
+
+import shutil
+
+from autograder.grading import fingerprint
+from autograder.model import manifest, paths
+
+
+def test_a_problem_digest_follows_its_points_and_tests_and_nothing_else(tmp_path):
+    shutil.copytree(paths.ASSIGNMENTS / "complexity", tmp_path / "complexity")
+    before = fingerprint.problem(manifest.load_problem(tmp_path / "complexity"))
+    assert before == fingerprint.problem(manifest.load_problem(paths.ASSIGNMENTS / "complexity"))  # content, not place
+    (tmp_path / "complexity" / "README.md").write_text("a statement edit grades nothing differently")
+    assert fingerprint.problem(manifest.load_problem(tmp_path / "complexity")) == before
+    hidden = tmp_path / "complexity" / "tests" / "hidden.py"
+    hidden.write_text(hidden.read_text() + "\n# a changed test file\n")
+    assert fingerprint.problem(manifest.load_problem(tmp_path / "complexity")) != before
+
+
+def test_the_harness_digest_follows_the_grading_code(monkeypatch, tmp_path):
+    real = fingerprint.harness()
+    assert real == fingerprint.harness() and len(real) == 24
+    package = tmp_path / "autograder"
+    shutil.copytree(paths.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(fingerprint.paths, "PACKAGE_DIR", package)
+    assert fingerprint.harness() == real
+    (package / "reports" / "summary.py").write_text("# a report renders scores; it does not make them\n")
+    assert fingerprint.harness() == real
+    (package / "grading" / "runner.py").write_text((package / "grading" / "runner.py").read_text() + "\n# changed\n")
+    assert fingerprint.harness() != real
+
+
+def test_stale_names_what_changed():
+    current = {"p": "1", "q": "2", fingerprint.HARNESS: "h"}
+    assert fingerprint.stale(dict(current), current) == []
+    assert fingerprint.stale({"p": "1", "q": "old", fingerprint.HARNESS: "h"}, current) == ["q"]
+    assert fingerprint.stale({"p": "1", fingerprint.HARNESS: "h"}, current) == ["q"]  # a problem added since
+    assert fingerprint.stale({"p": "1", "q": "2", fingerprint.HARNESS: "old"}, current) == [fingerprint.HARNESS]
+    assert fingerprint.stale({}, current) == [fingerprint.HARNESS]  # a record from before fingerprints were kept
+
+
+def test_recorded_values_count_by_content_not_by_the_bytes_of_their_files(tmp_path, monkeypatch):
+    """The shared cache records a problem again when other checkouts push it out: the same values, a new .npz."""
+    import time
+    import zipfile
+
+    problem = manifest.load_problem(paths.ASSIGNMENTS / "qkv_arithmetic")
+    fingerprint.records.preload(["qkv_arithmetic"])
+    index, arrays = fingerprint.store_files("qkv_arithmetic")
+    copy = tmp_path / "store"
+    copy.mkdir()
+    shutil.copy(index, copy / index.name)
+    time.sleep(2)  # zip times have a resolution of 2 s
+    with zipfile.ZipFile(arrays) as old, zipfile.ZipFile(copy / arrays.name, "w") as new:
+        for info in old.infolist():
+            new.writestr(info.filename, old.read(info))  # written now: other times, other bytes
+    assert (copy / arrays.name).read_bytes() != arrays.read_bytes()
+    before = fingerprint.problem(problem)
+    monkeypatch.setattr(fingerprint, "store_files", lambda module: [copy / index.name, copy / arrays.name])
+    assert fingerprint.problem(problem) == before
+    with zipfile.ZipFile(arrays) as old, zipfile.ZipFile(copy / arrays.name, "w") as new:
+        for n, info in enumerate(old.infolist()):
+            new.writestr(info.filename, old.read(info) + (b"\0" if n == 0 else b""))  # one value differs
+    assert fingerprint.problem(problem) != before
