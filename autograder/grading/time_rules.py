@@ -76,7 +76,8 @@ class Session(Protocol):
 
     exchanges: list[Exchange]
 
-    def call(self, module: str, func: str, args: tuple, kwargs: dict[str, Any], seconds: float, shown: str) -> Any: ...
+    def call(self, module: str, func: str, args: tuple, kwargs: dict[str, Any], seconds: float, shown: str,
+             meter: dict | None = None) -> Any: ...
 
 
 class CallGuard:
@@ -97,13 +98,15 @@ class CallGuard:
         self.budgets[worker_name] = seconds
 
     def call(self, session: Session, worker_name: str, module: str, func: str, args: tuple, kwargs: dict[str, Any],
-             seconds: float, shown: str) -> Any:
+             seconds: float, shown: str, meter: dict | None = None) -> Any:
         """``session.call`` if the rules allow it; a call that is stopped keeps its function from being called again."""
         try:
             self.admit(worker_name, func, shown, module, seconds)
             seen = len(session.exchanges)
             try:
-                return session.call(worker_name, func, args, kwargs, seconds, shown)
+                if meter is None:
+                    return session.call(worker_name, func, args, kwargs, seconds, shown)
+                return session.call(worker_name, func, args, kwargs, seconds, shown, meter=meter)
             finally:
                 self._charge(session.exchanges[seen:])
         except StudentCallError as exc:

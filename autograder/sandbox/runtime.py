@@ -29,7 +29,7 @@ from pathlib import Path
 from .worker.cleanup import remove_tree
 
 WORKER_DIR = Path(__file__).resolve().parent / "worker"  # the code copied into each box
-WORKER_FILES = ("main.py", "serving.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py")
+WORKER_FILES = ("main.py", "serving.py", "metering.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py")
 CACHE = Path(os.environ.get("AUTOGRADER_CACHE", "/var/cache/autograder"))
 SKIPPED_IN_MIRROR = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
 

@@ -17,8 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 if __package__:  # autograder.sandbox.worker.serving, in the grader's recording
-    from . import wire
+    from . import metering, wire
 else:  # serving, beside worker.py in the box
+    import metering
     import wire
 
 MAX_TEXT, MAX_REPLY_BYTES = wire.MAX_TEXT, wire.MAX_REPLY_BYTES
@@ -187,9 +188,13 @@ class ModuleServer:
                   "message": f"module {request['module']} has no function {request['func']}()"}})
             return
         call_args, call_kwargs = wire.decode(request["args"], blobs, self.make)
+        meter = request.get("meter")
         start = time.perf_counter()
         try:
-            result = func(*call_args, **call_kwargs)
+            if isinstance(meter, dict):
+                result, cost = metering.metered(func, call_args, call_kwargs, meter)
+            else:
+                result, cost = func(*call_args, **call_kwargs), None
         except BaseException as exc:  # noqa: BLE001
             send({"ok": False, "error": describe_exception(exc, self.submission)})
             return
@@ -200,4 +205,4 @@ class ModuleServer:
             send({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
                   "message": f"the returned value could not be read: {type(exc).__name__}: {text_of(exc)}"}})
             return
-        send({"ok": True, "value": tree, "seconds": seconds}, out_blobs)
+        send({"ok": True, "value": tree, "seconds": seconds} | ({"metered": cost} if cost is not None else {}), out_blobs)
