@@ -24,6 +24,7 @@ from autograder.expected.store import decode  # noqa: E402
 from autograder.grading import runner  # noqa: E402
 from autograder.model import manifest, paths  # noqa: E402
 from autograder.sandbox.session import StudentCallError  # noqa: E402
+from autograder.sandbox.worker import metering  # noqa: E402
 from autograder.staff import recording, solutions  # noqa: E402
 from autograder.testkit import calls  # noqa: E402
 
@@ -41,6 +42,13 @@ class _LocalFunction:
         except Exception as exc:  # noqa: BLE001 - reported as the sandbox reports it
             shown = calls.describe_call(self.module, self.func, args, kwargs)
             raise StudentCallError(f"{shown} raised {type(exc).__name__}: {exc}", "raised") from None
+
+    def metered(self, args, kwargs, meter):
+        """As the worker meters a call, in this process (never under a memory cap)."""
+        impl = getattr(solutions.reference(self.module), self.func)
+        options = {k: v for k, v in meter.items() if k != "memory_mb"}
+        value = self(*args, **kwargs)
+        return value, metering.metered(lambda: recording._run(impl, args, kwargs), (), {}, options)[1]
 
 
 class _LocalModule:

@@ -145,18 +145,28 @@ class StudentFunction:
         self.worker_name, self.guard = worker_name, guard
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._run(args, kwargs, None)
+
+    def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]:
+        """(value, cost) of one call run under ``meter`` (``sandbox/worker/metering.py``: ``work``, ``memory_mb``)."""
+        return self._run(args, kwargs, dict(meter))
+
+    def _run(self, args: tuple, kwargs: dict, meter: dict | None) -> Any:
         from ..testkit.calls import describe_call
 
         shown = describe_call(self.module, self.func, args, kwargs)
         args, kwargs = with_callables(self.module, args, kwargs)
 
         def live() -> Any:
-            return self.guard.call(self.session, self.worker_name, self.module, self.func, args, kwargs, self.seconds, shown)
+            return self.guard.call(self.session, self.worker_name, self.module, self.func, args, kwargs, self.seconds, shown,
+                                   meter=meter)
 
         tape = _TAPE.get()
         if tape is None:  # outside a test run (a staff tool calling the student directly): nothing to record
             return live()
         key = call_key(self.worker_name, self.func, args, kwargs)
+        if meter is not None:
+            key += ":metered:" + json.dumps(meter, sort_keys=True)
         return tape.record(key, live, shown) if tape.recording else tape.replay(key, live)
 
     def __repr__(self) -> str:

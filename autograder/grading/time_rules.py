@@ -121,7 +121,8 @@ class Session(Protocol):
 
     exchanges: list[Exchange]
 
-    def call(self, module: str, func: str, args: tuple, kwargs: dict[str, Any], seconds: float, shown: str) -> Any: ...
+    def call(self, module: str, func: str, args: tuple, kwargs: dict[str, Any], seconds: float, shown: str,
+             meter: dict | None = None) -> Any: ...
 
 
 class CallGuard:
@@ -143,13 +144,15 @@ class CallGuard:
         self.budgets[worker_name] = seconds
 
     def call(self, session: Session, worker_name: str, module: str, func: str, args: tuple, kwargs: dict[str, Any],
-             seconds: float, shown: str) -> Any:
+             seconds: float, shown: str, meter: dict | None = None) -> Any:
         """``session.call`` if the rules allow it; a call that is stopped keeps its function from being called again."""
         try:
             self._charge_new(session)  # a reset between tests that cost the module time (or the worker) counts first
             self.admit(worker_name, func, shown, module, seconds)
             try:
-                return session.call(worker_name, func, args, kwargs, seconds, shown)
+                if meter is None:
+                    return session.call(worker_name, func, args, kwargs, seconds, shown)
+                return session.call(worker_name, func, args, kwargs, seconds, shown, meter=meter)
             finally:
                 self._charge_new(session)
         except StudentCallError as exc:

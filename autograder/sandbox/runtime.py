@@ -30,7 +30,7 @@ from .. import settings
 from .worker.cleanup import remove_tree
 
 WORKER_DIR = Path(__file__).resolve().parent / "worker"  # the code copied into each box
-WORKER_FILES = ("main.py", "serving.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py", "isolation.py", "imports.py")
+WORKER_FILES = ("main.py", "serving.py", "metering.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py", "isolation.py", "imports.py")
 CACHE = Path(settings.AUTOGRADER_CACHE.value())
 SKIPPED_IN_MIRROR = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
 

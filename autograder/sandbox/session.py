@@ -22,7 +22,7 @@ from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
 from .process import Overuse, UnreadableReply, WorkerProcess
 from .setup import SandboxSetup
-from .worker import wire
+from .worker import metering, wire
 
 HARNESS_ROOT = Path(__file__).resolve().parents[2]  # the project the harness runs from: private to the sandbox user
 
@@ -156,7 +156,7 @@ class WorkerSession:
                                            self._limits.get(module, RESET_SECONDS), failed))
         return worker
 
-    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str) -> Any:
+    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None) -> Any:
         """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds``; return plain data."""
         try:
             self.import_module(module, seconds)
@@ -166,7 +166,7 @@ class WorkerSession:
             raise
         worker = self._ensure_ready()
         tree, blobs = codec.encode_call(args, kwargs)
-        header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree}, blobs, seconds, shown)
+        header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown)
         overused = self.setup.scratch_overused(worker.host_pid)  # also after every call: a thread may write between the watch's samples
         if overused:
             self._reset()
@@ -176,7 +176,12 @@ class WorkerSession:
         changed = errors.changed_arguments(shown, header.get("changed"))
         if changed is not None:
             raise changed
-        return header["value_decoded"]
+        if meter is None:
+            return header["value_decoded"]
+        try:  # with ``meter`` (see worker/metering.py): the value and what the call cost
+            return header["value_decoded"], metering.read_report(header.get("metered"))
+        except ValueError as exc:
+            raise errors.unreadable(shown, exc) from None
 
     def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
         request = dict(request, id=next(self._ids), limit=seconds)

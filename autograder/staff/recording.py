@@ -24,7 +24,7 @@ from ..expected.store import Entry, Store, decode, encode_inputs, exact_key
 from ..model import manifest
 from ..model.manifest import Problem, callables_source
 from ..sandbox.session import StudentCallError
-from ..sandbox.worker import serving, wire
+from ..sandbox.worker import metering, serving, wire
 from ..settings import HINT_MAX_ELEMENTS
 from ..testkit import calls
 from . import solutions
@@ -132,6 +132,17 @@ class TrustedFunction:
         except Exception as exc:  # noqa: BLE001 - reported as the worker reports a student's exception
             shown = calls.describe_call(self.module, self.func, args, kwargs)
             raise StudentCallError(f"{shown} raised {type(exc).__name__}: {exc}", "raised", type(exc).__name__) from None
+
+
+    def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]:
+        """The reference's value and what it cost here, counted as the worker counts (never under a memory cap: this
+        process is the grader's; the sandbox checks the reference under the cap when ``validate`` grades it)."""
+        value = self(*args, **kwargs)
+        tree, arrays = encode_inputs(args, kwargs)
+        call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers())
+        options = {k: v for k, v in meter.items() if k != "memory_mb"}
+        _, cost = metering.metered(getattr(self.recorder.reference, self.func), call_args, call_kwargs, options)
+        return value, cost
 
 
 class TrustedModule:

@@ -101,6 +101,13 @@ class StudentFunction(Protocol):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
+    def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]: ...
+
+
+class _Raised:
+    def __init__(self, error: StudentCallError) -> None:
+        self.error = error
+
 
 class Call:
     """A student call plus everything needed to judge it."""
@@ -109,6 +116,7 @@ class Call:
         self.fn, self.args, self.kwargs = fn, args, kwargs
         self.module, self.func = fn.module, fn.func
         self._got: Any = _UNSET
+        self._cost: dict | None = None
 
     @property
     def shown(self) -> str:
@@ -119,7 +127,28 @@ class Call:
         """The student's value (computed once)."""
         if self._got is _UNSET:
             self._got = self.fn(*self.args, **self.kwargs)
+        if isinstance(self._got, _Raised):
+            raise self._got.error
         return self._got
+
+    def cost(self, work: bool = False, memory_mb: int | None = None) -> dict:
+        """Run the call (once) counting what it costs where it runs, and return the counts; ``result()`` then gives its value.
+
+        ``work``: count torch's operations (``work``: elements written and reduced plus multiply-accumulates;
+        ``largest_tensor``; ``random_elements`` drawn and how many of them are ``random_distinct``), at a price in speed;
+        ``memory_mb``: the call may add at most this much address space (a larger allocation raises ``MemoryError``
+        there). Always ``cpu_seconds``, the CPU time of the process that ran it. See ``sandbox/worker/metering.py``.
+        """
+        if self._cost is None:
+            if self._got is not _UNSET:
+                raise ValueError(f"{self.shown} already ran unmetered: ask for its cost before its result")
+            meter = {"work": bool(work)} | ({"memory_mb": int(memory_mb)} if memory_mb else {})
+            try:
+                self._got, self._cost = self.fn.metered(self.args, self.kwargs, meter)
+            except StudentCallError as exc:
+                self._got = _Raised(exc)  # result() raises it again rather than running the call a second time
+                raise
+        return self._cost
 
     def reference(self) -> Any:
         """The reference's value on the same inputs."""

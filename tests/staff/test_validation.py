@@ -19,13 +19,14 @@ def test_variants_get_what_they_deserve(problem, graded_variants):
 
 
 def test_validation_grades_in_gradescopes_room_so_a_variant_too_big_for_it_fails(assignment, monkeypatch):
-    # The old share (640 MB of 768) left student code 128 MB: the textbook cumsum form then lost the long-sequence test.
+    # A room too small for the textbook cumsum form on the long sequence (8192 tokens: 8 MiB for each N x C x M tensor)
+    # makes it lose that test, as the old share (640 MB of 768, 128 MB for student code) did at 65536 tokens.
     from autograder.grading import worker_memory
     from autograder.staff import solutions, validation
 
     problem = assignment.problem("causal_linear_attention")
     cumsum = next(v for v in solutions.fair_alternatives(problem.module) if v.name == "cumsum_form")
-    monkeypatch.setattr(worker_memory, "gradescope_room", lambda a: worker_memory.WorkerMemory(128, "768 MB - a 640 MB share"))
+    monkeypatch.setattr(worker_memory, "gradescope_room", lambda a: worker_memory.WorkerMemory(16, "a 16 MB room"))
     [outcome] = validation.grade_variants(problem, [("fair:cumsum_form", "fair", cumsum.source())])
     assert not outcome.as_expected
     assert [t.name for t in outcome.result.tests if not t.passed] == ["long_sequence_in_linear_memory"]

@@ -504,7 +504,7 @@ def serve_module(server: ModuleServer, request: dict, blobs: list, ends: ModuleE
             os._exit(0)
 
 
-ANSWER_KEYS = ("ok", "value", "error", "seconds", "changed")
+ANSWER_KEYS = ("ok", "value", "error", "seconds", "changed", "metered")  # metered: checked by the grader (metering.read_report)
 
 
 def _answer(header: dict) -> dict | None:

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 if __package__:  # autograder.sandbox.worker.serving, in the grader's recording
-    from . import imports, wire
+    from . import imports, metering, wire
 else:  # serving, beside worker.py in the box
     import imports
+    import metering
     import wire
 
 MAX_TEXT, MAX_REPLY_BYTES = wire.MAX_TEXT, wire.MAX_REPLY_BYTES
@@ -283,10 +284,14 @@ class ModuleServer:
             return
         call_args, call_kwargs = wire.decode(request["args"], blobs, self.make)
         before = fingerprints(func, call_args, call_kwargs)
+        meter = request.get("meter")
         start = time.perf_counter()
         self.watch.arm(request)
         try:
-            result = func(*call_args, **call_kwargs)
+            if isinstance(meter, dict):
+                result, cost = metering.metered(func, call_args, call_kwargs, meter)
+            else:
+                result, cost = func(*call_args, **call_kwargs), None
         except BaseException as exc:  # noqa: BLE001
             self.watch.disarm()
             send({"ok": False, "error": describe_exception(exc, self.submission)})
@@ -300,4 +305,5 @@ class ModuleServer:
             send({"ok": False, "error": {"type": "BadReturnValue", "traceback": "",
                   "message": f"the returned value could not be read: {type(exc).__name__}: {text_of(exc)}"}})
             return
-        send({"ok": True, "value": tree, "seconds": seconds} | ({"changed": changed} if changed else {}), out_blobs)
+        extra = ({"changed": changed} if changed else {}) | ({"metered": cost} if cost is not None else {})
+        send({"ok": True, "value": tree, "seconds": seconds} | extra, out_blobs)
