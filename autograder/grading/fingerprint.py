@@ -71,16 +71,29 @@ def problem(problem_: Problem) -> str:
 
 
 def _store_content(index: Path, arrays: Path) -> str:
-    """The recorded values as content, not bytes: the index's data and each array's CRC and size. A store recorded
-    again from the same sources is the same content in other bytes (the .npz's members carry their time), and the
-    shared cache records a problem again whenever another checkout's recordings pushed it out."""
+    """The recorded values as content, not bytes: every recorded call (by its key) with the CRC and size of each of its
+    arrays, and the names of the mistakes recorded on it. Recording the same sources again gives the same content,
+    though not always the same bytes (calls recorded in another order number their arrays otherwise), and the shared
+    cache records a problem again whenever other checkouts' recordings pushed it out."""
     try:
-        data = json.dumps(json.loads(index.read_text(encoding="utf-8")), sort_keys=True)
+        data = json.loads(index.read_text(encoding="utf-8"))
         with zipfile.ZipFile(arrays) as zf:
-            members = sorted((i.filename, i.CRC, i.file_size) for i in zf.infolist())
-    except (OSError, ValueError, zipfile.BadZipFile) as exc:
+            members = {i.filename: (i.CRC, i.file_size) for i in zf.infolist()}
+
+        def blobs(ref: list) -> list:
+            tree, first, count = ref
+            return [tree, [members.get(f"arr_{n}.npy") for n in range(first, first + count)]]
+
+        calls = []
+        for call in data.get("calls", []):
+            item = {k: blobs(v) if k in ("inputs", "output") else v for k, v in call.items()}
+            if "mistakes" in item:  # which mistakes were recorded, not their outputs: those only choose a hint, and a
+                item["mistakes"] = sorted(item["mistakes"])  # mistake that draws from the global RNG records others each time
+            calls.append(item)
+        calls.sort(key=lambda item: str(item.get("key")))
+        return json.dumps({**data, "calls": calls}, sort_keys=True)
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
         return f"<unreadable: {type(exc).__name__}>"
-    return data + repr(members)
 
 
 def of(assignment: Assignment) -> dict[str, str]:

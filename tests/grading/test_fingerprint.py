@@ -62,3 +62,27 @@ def test_recorded_values_count_by_content_not_by_the_bytes_of_their_files(tmp_pa
         for n, info in enumerate(old.infolist()):
             new.writestr(info.filename, old.read(info) + (b"\0" if n == 0 else b""))  # one value differs
     assert fingerprint.problem(problem) != before
+
+
+def test_recorded_calls_in_another_order_or_other_mistake_outputs_are_the_same_values(tmp_path, monkeypatch):
+    """Recording the same sources again can append the calls in another order (their arrays numbered otherwise) and a
+    mistake drawing from the global RNG records other outputs: neither is a change of the expected values."""
+    from autograder.expected.store import Store
+
+    problem = manifest.load_problem(paths.ASSIGNMENTS / "qkv_arithmetic")
+    fingerprint.records.preload(["qkv_arithmetic"])
+    before = fingerprint.problem(problem)
+    store = Store.load(fingerprint.store_files("qkv_arithmetic")[0].parent, "qkv_arithmetic")
+    store.entries = dict(reversed(list(store.entries.items())))
+    index, arrays = store.save(tmp_path / "reordered")
+    assert arrays.read_bytes() != fingerprint.store_files("qkv_arithmetic")[1].read_bytes()
+    monkeypatch.setattr(fingerprint, "store_files", lambda module: [index, arrays])
+    assert fingerprint.problem(problem) == before
+    with_mistake = next(e for e in store.entries.values() if e.mistakes and e.output is not None)
+    name = next(iter(with_mistake.mistakes))
+    with_mistake.mistakes[name] = ({"t": "float", "v": 12345.0}, [])
+    index, arrays = store.save(tmp_path / "other_mistake_output")
+    assert fingerprint.problem(problem) == before
+    with_mistake.output = ({"t": "float", "v": 12345.0}, [])
+    index, arrays = store.save(tmp_path / "other_reference_output")
+    assert fingerprint.problem(problem) != before
