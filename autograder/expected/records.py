@@ -32,7 +32,9 @@ RECORDING_CODE = ("testkit/calls.py", "testkit/inputs.py", "expected/store.py", 
 # their copies with the same content share it, and grading never writes into the project.
 CACHE = Path(os.environ.get("AUTOGRADER_EXPECTED_CACHE")
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autograder" / "expected")
-KEEP_CACHED = 6  # fingerprints kept per problem (older ones are removed when a new one is recorded)
+# Fingerprints kept per problem (older ones are removed when a new one is recorded): enough for every checkout of a
+# team working side by side, which otherwise evict each other and re-record behind one lock.
+KEEP_CACHED = 16
 SHIPPED_NAME = "expected"
 
 
