@@ -125,8 +125,10 @@ SPARES = _tunable("SPARES", min(max(os.cpu_count() or 2, 2), 4), "sandbox/portab
                   "(the machine's cores, 2 to 4)")
 
 # Recorded expected values.
-KEEP_CACHED = _tunable("KEEP_CACHED", 6, "expected/records.py",
-                       "fingerprints kept per problem in the staff cache (older ones are removed when a new one is recorded)")
+KEEP_CACHED = _tunable("KEEP_CACHED", 16, "expected/records.py",
+                       "fingerprints kept per problem in the staff cache (older ones are removed when a new one is recorded): "
+                       "enough for every checkout of a team working side by side, which otherwise evict each other and "
+                       "re-record behind one lock")
 KEEP_INPUT_ELEMENTS = _tunable("KEEP_INPUT_ELEMENTS", 8192, "expected/store.py",
                                "inputs larger than this are kept in a store as their digest only (seeded numpy draws, "
                                "the same bits everywhere)")

@@ -10,7 +10,7 @@ the same commands in the same run, so a change is measured beside what it change
 Targets (issue 30): grade <= 1.3x the yardstick, check <= 1.0x, portable check <= 2.0x; `grade-all --jobs 2` at
 >= 0.9 x 2 cores x 60 s / (CPU seconds of one `grade`) submissions per minute. Prints figures, never judges.
 
-Run: .venv/bin/python bench/bench_speed.py [--repeat 5] [--copies 8] [--baseline DIR]
+Run: .venv/bin/python bench/bench_speed.py [--repeat 5] [--copies 8] [--grade-all-runs 3] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -127,10 +127,24 @@ def median_pair(values: list[tuple[float, float, int]]) -> tuple[float, float]:
     return statistics.median(v[0] for v in values), statistics.median(v[1] for v in values)
 
 
+def print_table(figures: dict[str, list[tuple[float, float, int]]]) -> None:
+    """Each command's medians and its ratios to the yardstick, as soon as they are known (grade-all comes after)."""
+    torch_wall, torch_cpu = median_pair(figures["import torch"])
+    print(f"{'command':<26}{'wall s':>8}{'CPU s':>8}{'wall x':>8}{'CPU x':>8}   target   (runs: wall/CPU; exit codes)")
+    for name, values in figures.items():
+        wall, cpu = median_pair(values)
+        target = next((t for k, t in (("portable check", "<= 2.0"), ("check", "<= 1.0"), ("grade", "<= 1.3")) if name.startswith(k)), "")
+        codes = sorted({v[2] for v in values})
+        print(f"{name:<26}{wall:8.2f}{cpu:8.2f}{wall / torch_wall:8.2f}{cpu / torch_cpu:8.2f}   {target:<8} "
+              f"({' '.join(f'{w:.2f}/{c:.2f}' for w, c, _ in values)}; {codes})")
+    print(f"load average now {os.getloadavg()[0]:.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--copies", type=int, default=8, help="copies of the reference for grade-all (0: skip it)")
+    parser.add_argument("--grade-all-runs", type=int, default=3, help="runs of grade-all per checkout (medians)")
     parser.add_argument("--baseline", type=Path, help="another checkout to time beside this one")
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_PORTABLE", "PYTHONPATH", "AUTOGRADER_ROOT")}
@@ -151,17 +165,10 @@ def main() -> None:
         for _ in range(args.repeat):
             for name, (cmd, cwd, e) in runs.items():
                 figures[name].append(run(cmd, cwd, e))
-        for _ in range(args.repeat if args.copies else 0):
+        print_table(figures)
+        for _ in range(args.grade_all_runs if args.copies else 0):
             for label, root in roots.items():
                 rates[label].append(grade_all(root, tmp / (label or "this"), args.copies, env))
-    torch_wall, torch_cpu = median_pair(figures["import torch"])
-    print(f"{'command':<26}{'wall s':>8}{'CPU s':>8}{'wall x':>8}{'CPU x':>8}   target   (runs: wall/CPU; exit codes)")
-    for name, values in figures.items():
-        wall, cpu = median_pair(values)
-        target = next((t for k, t in (("portable check", "<= 2.0"), ("check", "<= 1.0"), ("grade", "<= 1.3")) if name.startswith(k)), "")
-        codes = sorted({v[2] for v in values})
-        print(f"{name:<26}{wall:8.2f}{cpu:8.2f}{wall / torch_wall:8.2f}{cpu / torch_cpu:8.2f}   {target:<8} "
-              f"({' '.join(f'{w:.2f}/{c:.2f}' for w, c, _ in values)}; {codes})")
     for label, values in rates.items():
         if not values:
             continue
