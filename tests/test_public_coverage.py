@@ -18,6 +18,9 @@ from .spec_table import DOC
 
 ASSIGNMENT = manifest.load()
 HEADING = "## Public tests: every function, every option graded"
+# Graded by hidden tests only, on purpose: one more argmax call in the public tests spends a fourth call limit of a
+# submission whose argmax_attention is stopped each time, and its problem's budget then refuses calls it has now.
+HIDDEN_ONLY = {("qkv_arithmetic", "argmax_attention"): {"batched"}}
 ROW = re.compile(r"^\| `(\w+)\.(\w+)` \| ([^|]*) \|$")
 
 
@@ -59,7 +62,8 @@ def test_every_function_and_every_graded_option_has_a_public_test(module):
         if func not in public:
             problems.append(f"{module}.{func}: no public test calls it")
         problems += [f"{module}.{func}: the row lists {o!r}, which no public call exercises" for o in sorted(listed - public.get(func, set()))]
-        problems += [f"{module}.{func}: hidden tests grade {o!r}, which the row does not list" for o in sorted(hidden.get(func, set()) - listed)]
+        graded = hidden.get(func, set()) - HIDDEN_ONLY.get((module, func), set())
+        problems += [f"{module}.{func}: hidden tests grade {o!r}, which the row does not list" for o in sorted(graded - listed)]
     assert not problems, "\n".join(problems)
 
 

@@ -61,6 +61,7 @@ def stage_build(stage: Path, assignment: manifest.Assignment) -> list[str]:
     harness = stage / HARNESS_FOLDER
     shutil.copytree(paths.PACKAGE_DIR, harness / "autograder", ignore=paths.package_without(*LEFT_OUT))
     shutil.copytree(paths.ASSIGNMENTS, harness / "assignments", ignore=SOLUTIONS)
+    shutil.copy(paths.ROOT / "requirements.txt", harness / "requirements.txt")  # what student code may import (its marks)
     ship_expected(assignment, records.shipped_folder(harness / "assignments"))
     (stage / DRIVER_NOTEBOOK).write_text(json.dumps(driver_notebook(), indent=1), encoding="utf-8")
     (stage / ".OTTER_LOG").write_bytes(b"")

@@ -106,3 +106,10 @@ def test_submitted_otter_log_is_never_unpickled(autograder_zip, tmp_path):
     otter_results = otter_run(autograder_zip, zip_folder(folder, tmp_path / "s.zip"), tmp_path / "otter")
     assert not marker.exists()
     assert otter_results["score"] == manifest.load().total_points
+
+
+def test_the_harness_in_the_zip_knows_what_student_code_may_import(autograder_zip):
+    from autograder.sandbox import environment
+
+    lines = zipfile.ZipFile(autograder_zip).read("files/_autograder_harness/requirements.txt").decode().splitlines()
+    assert environment.marked(lines) == environment.student_libraries() == ("numpy", "torch")

@@ -197,10 +197,11 @@ def _digest(value: Any, into: Any) -> None:
         with torch._C.DisableTorchFunction():
             t = torch.Tensor.detach(value).cpu()
             into.update(f"{t.dtype}{tuple(t.shape)}".encode())
-            if not t.is_complex():
-                into.update(torch.Tensor.numpy(t.resolve_conj().resolve_neg()).tobytes())
+            if not t.is_complex():  # hashed in place: no copy of a large input (the worker's memory is the student's room)
+                into.update(np.ascontiguousarray(torch.Tensor.numpy(t.resolve_conj().resolve_neg())).reshape(-1).view(np.uint8).data)
     elif isinstance(value, np.ndarray):
-        into.update(f"{value.dtype}{value.shape}".encode() + np.ascontiguousarray(value).tobytes())
+        into.update(f"{value.dtype}{value.shape}".encode())
+        into.update(np.ascontiguousarray(value).reshape(-1).view(np.uint8).data)
     elif isinstance(value, (list, tuple)):
         into.update(f"{type(value).__name__}{len(value)}".encode())
         for item in value[:10_000]:
