@@ -16,7 +16,7 @@ def check(*problems: str, folder=None):
 
 
 def submit(folder=None, out="submission.zip"):
-    """The check, what still fails or is not implemented, then ``out``: the zip of your six modules to upload."""
+    """The check, what still fails or is not implemented, then ``out``: the zip of your modules to upload."""
     from .notebook import submit as run_submit
 
     return run_submit(folder=folder, out=out)

@@ -81,7 +81,7 @@ class SubmitResult:
 
 
 WRONG_FOLDER = ("{where} is not a folder. Open this notebook from the handout's folder (the one holding autograder/, "
-                "student_template/ and this notebook), or pass folder= the folder of your six .py files.")
+                "student_template/ and this notebook), or pass folder= the folder of your .py files.")
 
 
 def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
@@ -107,7 +107,7 @@ def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
 
 def submit(folder: str | Path | None = None, out: str | Path = "submission.zip") -> SubmitResult:
     """Run every public test on the modules in ``folder`` (default: student_template/), say what still fails or is not
-    implemented, and write ``out``: a zip of exactly the six module files, to upload to Gradescope."""
+    implemented, and write ``out``: a zip of exactly the assignment's module files, to upload to Gradescope."""
     where = Path(folder) if folder is not None else paths.TEMPLATES
     try:
         assignment = manifest.load()

@@ -11,9 +11,9 @@ from ..model import manifest, paths
 from ..reports import terminal
 
 NAME = "submit"
-HELP = "check your modules, then write submission.zip (exactly the six files) to upload"
+HELP = "check your modules, then write submission.zip (exactly your module files) to upload"
 DESCRIPTION = ("Run the public tests on the modules in DIR (a folder or a .zip; default: student_template/), list what still "
-               "fails or is not implemented, and write a zip holding exactly the six module files, ready for Gradescope.")
+               "fails or is not implemented, and write a zip holding exactly the assignment's module files, ready for Gradescope.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.dir) if args.dir else paths.TEMPLATES
     if not folder.exists():
-        print(f"error: {folder} does not exist; pass the folder (or zip) holding your six .py files", file=sys.stderr)
+        print(f"error: {folder} does not exist; pass the folder (or zip) holding your .py files", file=sys.stderr)
         return 2
     assignment = manifest.load()
     done = handin.submit(folder, Path(args.out), assignment)

@@ -1,4 +1,4 @@
-"""``submit``: the check, what still fails or is not implemented, and a zip of exactly the six modules.
+"""``submit``: the check, what still fails or is not implemented, and a zip of exactly the assignment's modules.
 
 The zip holds the module files the check read (found as ``grading.submission`` finds them, at any depth of a folder
 or a zip), each at the top level under its own name, so what is uploaded is what was checked.
@@ -85,7 +85,7 @@ def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handi
     if located.sources:
         handin.out = write_zip(located.sources, out)
     else:
-        handin.error = "none of the six module files was found, so no zip was written"
+        handin.error = "none of the assignment's module files was found, so no zip was written"
     return handin
 
 

@@ -16,7 +16,7 @@ import pytest
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--submission", default=None, metavar="DIR",
-                     help="the folder or zip of your six modules (default: student_template/)")
+                     help="the folder or zip of your modules (default: student_template/)")
 
 
 def _public_files() -> dict[Path, str]:

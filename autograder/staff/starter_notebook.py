@@ -106,7 +106,7 @@ def build(assignment: Assignment) -> nbformat.NotebookNode:
     cells.append(v4.new_code_cell("autograder.check()"))
     cells.append(v4.new_markdown_cell(
         "## Submit\n\n`autograder.submit()` runs every public test, lists what still fails or is not implemented, and "
-        "writes `submission.zip` with exactly your six modules: upload that file to Gradescope."))
+        "writes `submission.zip` with exactly your modules: upload that file to Gradescope."))
     cells.append(v4.new_code_cell("autograder.submit()"))
     notebook = v4.new_notebook(cells=cells)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

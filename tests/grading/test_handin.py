@@ -48,7 +48,7 @@ def test_what_is_missing_failing_or_not_implemented_is_listed_and_the_rest_is_zi
 def test_nothing_to_zip_and_overwriting_the_submission_are_refused(tmp_path, assignment):
     (tmp_path / "empty").mkdir()
     done = handin.submit(tmp_path / "empty", tmp_path / "submission.zip", assignment)
-    assert done.out is None and "none of the six module files was found" in "\n".join(handin.describe(done, assignment))
+    assert done.out is None and "none of the assignment's module files was found" in "\n".join(handin.describe(done, assignment))
     assert not (tmp_path / "submission.zip").exists()
     zipped = zip_folder(reference_submission(tmp_path / "ref"), tmp_path / "mine.zip")
     done = handin.submit(zipped, zipped, assignment)
