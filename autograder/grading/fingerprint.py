@@ -1,7 +1,7 @@
 """What a score depends on, as digests: a score record carrying them can tell whether it is still current.
 
-One digest per problem (its manifest, so its points; its test files; the recorded expected values the tests
-compare with) and one for the harness (the code that runs and judges the tests, and the numpy/torch it runs on).
+One digest per problem (its manifest and the limits in force; its test files, so its points; the recorded expected
+values the tests compare with) and one for the harness (the code that runs and judges the tests, and the numpy/torch it runs on).
 A change of a problem's digest makes every score of that problem stale; a change of the harness, every score.
 """
 
@@ -64,8 +64,11 @@ def problem(problem_: Problem) -> str:
     """The digest of one problem: its problem.yaml, its test files and its recorded values (record them first)."""
     digest = hashlib.sha256()
     _add(digest, "problem.yaml", problem_.folder / "problem.yaml")
-    for path, hidden in problem_.test_files(include_hidden=True):
-        _add(digest, f"{'hidden' if hidden else 'public'}:{path.name}", path)
+    # the limits in force, which may come from the assignment's problem_defaults rather than problem.yaml
+    digest.update(f"limits {problem_.limits}\0".encode())
+    for kind, files in (("public", problem_.public_tests), ("hidden", problem_.hidden_tests)):
+        for path in files:
+            _add(digest, f"{kind}:{path.name}", path)
     digest.update(_store_content(*store_files(problem_.module)).encode())
     return digest.hexdigest()[:24]
 

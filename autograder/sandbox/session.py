@@ -200,6 +200,7 @@ class WorkerSession:
                 raise wire.WireError("a reply without a value")
             if "unreadable" in header:  # the worker ended the module's process, which wrote on its reply pipe
                 self._live = None
+                stopped = False  # not stopped at its limit: the call costs the time it took, its re-import what that takes
                 raise UnreadableReply(str(header["unreadable"])[:200])
             if "value" in header:
                 header["value_decoded"] = codec.decode_value(header["value"], out_blobs)

@@ -94,8 +94,8 @@ python -m autograder submit       # runs the check, lists what still fails, writ
 make submission                   # the same
 ```
 
-In the notebook: `autograder.submit()`. Upload `submission.zip` to Gradescope. Only these {count} files are
-read, wherever they are in what you upload (a zip of this whole folder works too, if each name appears once);
+In the notebook: `autograder.submit()`. Upload `submission.zip` to Gradescope. Only these {count} files,
+{files}, are read, wherever they are in what you upload (a zip of this whole folder works too, if each name appears once);
 anything else is ignored and listed, and a near miss such as `{first} (1).py` is pointed out.
 """
 

@@ -6,15 +6,21 @@ from autograder.grading import fingerprint
 from autograder.model import manifest, paths
 
 
+def _load(folder):
+    """A problem folder as the assignment reads it: its problem.yaml over the assignment's ``problem_defaults``."""
+    defaults = manifest.safe_load(paths.ASSIGNMENT_MANIFEST.read_text())["problem_defaults"]
+    return manifest.load_problem(folder, defaults)
+
+
 def test_a_problem_digest_follows_its_points_and_tests_and_nothing_else(tmp_path):
     shutil.copytree(paths.ASSIGNMENTS / "complexity", tmp_path / "complexity")
-    before = fingerprint.problem(manifest.load_problem(tmp_path / "complexity"))
-    assert before == fingerprint.problem(manifest.load_problem(paths.ASSIGNMENTS / "complexity"))  # content, not place
+    before = fingerprint.problem(_load(tmp_path / "complexity"))
+    assert before == fingerprint.problem(_load(paths.ASSIGNMENTS / "complexity"))  # content, not place
     (tmp_path / "complexity" / "README.md").write_text("a statement edit grades nothing differently")
-    assert fingerprint.problem(manifest.load_problem(tmp_path / "complexity")) == before
+    assert fingerprint.problem(_load(tmp_path / "complexity")) == before
     hidden = tmp_path / "complexity" / "tests" / "hidden.py"
     hidden.write_text(hidden.read_text() + "\n# a changed test file\n")
-    assert fingerprint.problem(manifest.load_problem(tmp_path / "complexity")) != before
+    assert fingerprint.problem(_load(tmp_path / "complexity")) != before
 
 
 def test_the_harness_digest_follows_the_grading_code(monkeypatch, tmp_path):
@@ -44,7 +50,7 @@ def test_recorded_values_count_by_content_not_by_the_bytes_of_their_files(tmp_pa
     import time
     import zipfile
 
-    problem = manifest.load_problem(paths.ASSIGNMENTS / "qkv_arithmetic")
+    problem = _load(paths.ASSIGNMENTS / "qkv_arithmetic")
     fingerprint.records.preload(["qkv_arithmetic"])
     index, arrays = fingerprint.store_files("qkv_arithmetic")
     copy = tmp_path / "store"
@@ -69,7 +75,7 @@ def test_recorded_calls_in_another_order_or_other_mistake_outputs_are_the_same_v
     mistake drawing from the global RNG records other outputs: neither is a change of the expected values."""
     from autograder.expected.store import Store
 
-    problem = manifest.load_problem(paths.ASSIGNMENTS / "qkv_arithmetic")
+    problem = _load(paths.ASSIGNMENTS / "qkv_arithmetic")
     fingerprint.records.preload(["qkv_arithmetic"])
     before = fingerprint.problem(problem)
     store = Store.load(fingerprint.store_files("qkv_arithmetic")[0].parent, "qkv_arithmetic")

@@ -76,7 +76,7 @@ def test_what_grading_refuses_the_self_check_refuses_with_the_same_words(tmp_pat
     stopped = tests["size_formula"]
     assert "did not finish within the time limit" in stopped and re.search(r"It was at receptive_field\.py, line \d+, in _count_forever\.", stopped)
     assert "of output: printing that much is slow by itself" in stopped
-    assert "AUTOGRADER_STACK" not in problems["receptive_field"].output and "counting" in problems["receptive_field"].output
+    assert "autograder-stack" not in problems["receptive_field"].output and "counting" in problems["receptive_field"].output
     changed = tests["two_heads_as_tensors_and_zero_layers"]
     assert "your function changed its argument attended in place" in changed, changed
     assert tests["worked_example"] == ""  # lists of ints cannot be modified through a tensor's methods; the no-op write is no change

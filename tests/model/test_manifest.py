@@ -121,7 +121,7 @@ def test_gradescope_settings_default_to_gradescope_s_and_are_checked(tmp_path):
 
 def test_visibility_defaults_to_public_at_once_and_hidden_after_publication_and_is_checked(tmp_path):
     _problem_folder(tmp_path, GOOD)
-    base = "name: a\ntitle: t\npython: '3.11'\ntotal_points: 15\nproblems: [qkv_arithmetic]\n"
+    base = "name: a\ntitle: t\npython: '3.11'\nproblems: [qkv_arithmetic]\n"
     (tmp_path / "assignment.yaml").write_text(base)
     assert manifest.load(tmp_path / "assignment.yaml").gradescope.visibility == manifest.Visibility("visible", "after_published", "after_published")
     (tmp_path / "assignment.yaml").write_text(base + "gradescope: {visibility: {hidden: after_due_date}}\n")

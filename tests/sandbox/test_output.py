@@ -6,7 +6,7 @@ from autograder.sandbox.output import OUTPUT_LIMIT, OutputBuffer
 
 
 def stack_line(frames):
-    return b"\n\x00AUTOGRADER_STACK " + json.dumps(frames).encode() + b"\n"
+    return b"\n\x00autograder-stack " + json.dumps(frames).encode() + b"\n"
 
 
 def test_the_place_written_before_the_limit_is_found_even_in_a_flood_and_never_shown():
@@ -19,7 +19,7 @@ def test_the_place_written_before_the_limit_is_found_even_in_a_flood_and_never_s
     assert buffer.stopped_at(start) == [("/box/submission-1/m.py", 3, "f"), ("/box/main.py", 9, "<module>")]
     assert buffer.stopped_at(buffer.fed) == []  # written before the call that asks
     shown = buffer.text()
-    assert "more bytes of output dropped" in shown and shown.endswith("the end\n") and "AUTOGRADER_STACK" not in shown
+    assert "more bytes of output dropped" in shown and shown.endswith("the end\n") and "autograder-stack" not in shown
 
 
 def test_a_place_in_what_is_kept_is_not_shown_either():

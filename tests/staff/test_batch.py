@@ -206,9 +206,9 @@ def two_problems(tmp_path):
     folder.mkdir()
     for module in ("qkv_arithmetic", "complexity"):
         (folder / module).symlink_to(paths.ASSIGNMENTS / module)
-    total = sum(manifest.load().problem(m).points for m in ("qkv_arithmetic", "complexity"))
-    (folder / "assignment.yaml").write_text(f'name: t\ntitle: t\npython: "3.11"\ntotal_points: {total:g}\n'
-                                            "problems:\n  - qkv_arithmetic\n  - complexity\n")
+    # the real manifest (its problem_defaults; points come from the tests), with two of its problems
+    (folder / "assignment.yaml").write_text(yaml.safe_dump(dict(yaml.safe_load(paths.ASSIGNMENT_MANIFEST.read_text()),
+                                                                problems=["qkv_arithmetic", "complexity"])))
     return manifest.load(folder / "assignment.yaml")
 
 
@@ -257,10 +257,13 @@ def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_pat
 def test_the_assignment_is_checked_whole_before_any_submission(tmp_path, fake):
     root = one_problem_root(tmp_path, "qkv_arithmetic")
     hidden = root / "assignments" / "qkv_arithmetic" / "tests" / "hidden.py"
-    hidden.write_text(hidden.read_text().replace("@test_case(points=", "@test_case(points=1+", 1))  # points out of step with the yaml
+    # a test the manifest's reading of the decorators cannot see (an aliased decorator): its 2 points are out of step
+    hidden.write_text(hidden.read_text() + "\n\ncase = test_case\n\n\n@case(points=2, hidden=True)\n"
+                      "def test_unseen(qkv_arithmetic):\n    pass\n")
     broken = manifest.load(root / "assignments" / "assignment.yaml")
+    assert broken.problem("qkv_arithmetic").points == manifest.load().problem("qkv_arithmetic").points
     subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
-    with pytest.raises(batch.RunError, match=r"nothing was graded or written: ManifestError: .*problem\.yaml: key 'points' is 15 but its tests add up to 16"):
+    with pytest.raises(batch.RunError, match=r"nothing was graded or written: ManifestError: .*tests: the test files define tests worth \d+ points, but their @test_case decorators read as written say"):
         batch.grade_all(subs, out, assignment=broken, stream=io.StringIO())
     assert not out.parent.exists()
 

@@ -56,7 +56,9 @@ def link_packages(requirements: Path, target: Path) -> None:
 
     from packaging.requirements import Requirement
 
-    todo = [Requirement(line) for line in requirements.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    # pip reads a requirement line up to its comment (the handout marks what student code may import that way).
+    lines = [line.split(" #", 1)[0].strip() for line in requirements.read_text().splitlines()]
+    todo = [Requirement(line) for line in lines if line and not line.startswith("#")]
     seen: set[str] = set()
     while todo:
         requirement = todo.pop()

@@ -53,11 +53,11 @@ def _meter_class() -> type:
 
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001
             kwargs = kwargs or {}
-            out = func(*args, **kwargs)
+            result = func(*args, **kwargs)
             schema = func._schema
             if any(a.alias_info is not None and not a.alias_info.is_write for a in schema.returns):
-                return out  # a view: nothing is computed
-            outs = tree_leaves(out)
+                return result  # a view: nothing is computed
+            outs = tree_leaves(result)
             written = sum(numel(t) for t in outs)
             name = func.__name__.split(".")[0].rstrip("_")
             if name in _GATHERS:
@@ -80,7 +80,7 @@ def _meter_class() -> type:
                                 flat = t.detach().reshape(-1)[: MAX_KEPT_RANDOM - self.kept_count].to(torch.float64).clone()
                             self.kept.append(flat)
                             self.kept_count += torch.Tensor.numel(flat)
-            return out
+            return result
 
         def distinct(self) -> int:
             if not self.kept:

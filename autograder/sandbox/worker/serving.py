@@ -132,7 +132,7 @@ def encode_result(value: Any) -> tuple[Any, list]:
     return tree, blobs
 
 
-STACK_MARK = b"\x00AUTOGRADER_STACK "  # sandbox.output finds the line that follows it, and keeps it from the student's output
+STACK_MARK = b"\x00autograder-stack "  # sandbox.output finds the line that follows it, and keeps it from the student's output
 PIPE_BUF = 4096  # a write to a pipe of at most this many bytes is never interleaved with another process's or thread's
 
 

@@ -4,7 +4,7 @@ import fcntl
 import os
 import resource
 
-MARK_PIPE = 1 << 20        # F_SETPIPE_SZ on fd 1
+MARK_PIPE = 1 << 18        # F_SETPIPE_SZ on fd 1: neither the kernel's default nor the 1 MB the worker gives each test
 MARK_NOFILE = 200          # RLIMIT_NOFILE set on the worker's first process
 MARK_NICE = 19
 COUNTER = "r3-counter"     # a file in scratch, behind a folder made unlistable
