@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
+
+from .worker import metering
 
 
 class SandboxFault(RuntimeError):
@@ -105,3 +108,19 @@ def changed_arguments(shown: str, names: object) -> StudentCallError | None:
     return StudentCallError(f"{shown}: your function changed its {what} in place. Functions must leave their inputs as they "
                             "were: compute a new tensor (X = X + 1, X.clone()) instead of writing into one passed in "
                             "(X += 1, X[...] = ..., X.add_()).", CHANGED_ARGUMENT)
+
+
+def answer(shown: str, header: dict, meter: dict | None) -> Any:
+    """What a call's reply means: its value (with ``meter``, the value and what the call cost, see worker/metering.py),
+    or the ``StudentCallError`` of a call that raised, changed an argument or sent back an unreadable cost."""
+    if not header.get("ok"):
+        raise raised(shown, header.get("error", {}))
+    changed = changed_arguments(shown, header.get("changed"))
+    if changed is not None:
+        raise changed
+    if meter is None:
+        return header["value_decoded"]
+    try:
+        return header["value_decoded"], metering.read_report(header.get("metered"))
+    except ValueError as exc:
+        raise unreadable(shown, exc) from None

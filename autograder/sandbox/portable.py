@@ -28,7 +28,7 @@ from . import codec, environment, errors, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
 from .output import Drain, OutputBuffer
-from .worker import metering, wire
+from .worker import wire
 
 WORKER = Path(__file__).resolve().parent / "worker" / "portable_main.py"
 
@@ -215,17 +215,7 @@ class PortableSession:
         self.import_module(module, seconds)
         tree, blobs = codec.encode_call(args, kwargs)
         header = self._exchange({"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown)
-        if not header.get("ok"):
-            raise errors.raised(shown, header.get("error", {}))
-        changed = errors.changed_arguments(shown, header.get("changed"))
-        if changed is not None:
-            raise changed
-        if meter is None:
-            return header["value_decoded"]
-        try:  # with ``meter`` (see worker/metering.py): the value and what the call cost
-            return header["value_decoded"], metering.read_report(header.get("metered"))
-        except ValueError as exc:
-            raise errors.unreadable(shown, exc) from None
+        return errors.answer(shown, header, meter)
 
     def _exchange(self, request: dict, blobs: list, seconds: float, shown: str) -> dict:
         child, request = self._child, dict(request, id=next(self._ids), limit=seconds)

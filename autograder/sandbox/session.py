@@ -22,7 +22,7 @@ from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
 from .process import Overuse, UnreadableReply, WorkerProcess
 from .setup import SandboxSetup
-from .worker import metering, wire
+from .worker import wire
 
 HARNESS_ROOT = Path(__file__).resolve().parents[2]  # the project the harness runs from: private to the sandbox user
 
@@ -172,17 +172,7 @@ class WorkerSession:
         if overused:
             self._reset()
             raise StudentCallError(f"{shown} {overused} and was stopped.", errors.RESOURCE)
-        if not header.get("ok"):
-            raise errors.raised(shown, header.get("error", {}))
-        changed = errors.changed_arguments(shown, header.get("changed"))
-        if changed is not None:
-            raise changed
-        if meter is None:
-            return header["value_decoded"]
-        try:  # with ``meter`` (see worker/metering.py): the value and what the call cost
-            return header["value_decoded"], metering.read_report(header.get("metered"))
-        except ValueError as exc:
-            raise errors.unreadable(shown, exc) from None
+        return errors.answer(shown, header, meter)
 
     def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
         request = dict(request, id=next(self._ids), limit=seconds)
