@@ -32,6 +32,14 @@ class UnreadableReply(wire.WireError):
     """The worker refused what the module's process wrote on its reply pipe and ended that process."""
 
 
+class ModuleEnded(Exception):
+    """The module's process ended during a request; the worker said how (``code``: a return code) and lives on."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
 class Overuse(Exception):
     """A call used more than it may of something other than time (the scratch folder's size)."""
 
@@ -232,14 +240,19 @@ class WorkerProcess:
                 code = self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 return "stopped answering"
-        if code == wire.WORKER_BROKEN:
-            return "stopped because the module broke the grader's code in its process (by replacing Python built-ins, say)"
-        if code < 0 or code > 128:
-            sig = -code if code < 0 else code - 128
-            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-            hint = " (often: the memory limit was exceeded)" if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT) else ""
-            return f"was killed by signal {name}{hint}"
-        return f"exited with status {code} (sys.exit or os._exit in student code?)"
+        return how_it_ended(code)
+
+
+def how_it_ended(code: int) -> str:
+    """How a process with this return code (negative: the signal that killed it) ended, as the student reads it."""
+    if code == wire.WORKER_BROKEN:
+        return "stopped because the module broke the grader's code in its process (by replacing Python built-ins, say)"
+    if code < 0 or code > 128:
+        sig = -code if code < 0 else code - 128
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        hint = " (often: the memory limit was exceeded)" if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT) else ""
+        return f"was killed by signal {name}{hint}"
+    return f"exited with status {code} (sys.exit or os._exit in student code?)"
 
 
 def _process_table() -> dict[int, tuple[int, int, bool]]:

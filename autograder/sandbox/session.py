@@ -20,7 +20,7 @@ from . import codec, environment, errors, policy, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
-from .process import Overuse, UnreadableReply, WorkerProcess
+from .process import ModuleEnded, Overuse, UnreadableReply, WorkerProcess, how_it_ended
 from .setup import SandboxSetup
 from .worker import wire
 
@@ -184,6 +184,9 @@ class WorkerSession:
             header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker.host_pid))
             if header.get("id") != request["id"]:
                 raise wire.WireError("a reply that does not answer this request")
+            if "ended" in header:  # the module's process ended; the worker lives on and the call costs what it took
+                stopped = False
+                raise ModuleEnded(header["ended"])
             if any(k in header for k in ("reset", "interrupted", "ready", "fault")):
                 raise wire.WireError("a reply of a kind this request cannot have")
             if request["op"] == "call" and header.get("ok") and "value" not in header:
@@ -205,6 +208,11 @@ class WorkerSession:
             self._stop(worker)
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")
             raise StudentCallError(f"{shown} {exc} and was stopped.", errors.RESOURCE) from None
+        except ModuleEnded as exc:
+            self._live = None
+            what = how_it_ended(exc.code) if type(exc.code) is int else "ended"
+            self._mark_if_import(request, f"the process {what} while {shown}")
+            raise errors.crashed(shown, what) from None
         except (EOFError, BrokenPipeError, OSError):
             what = worker.exit_description()
             worker.kill()

@@ -410,7 +410,8 @@ class FirstProcess:
                 return
 
     def child_gone(self) -> None:
-        """The child stopped answering: after an interrupt say so, else end this process as the child ended."""
+        """The child stopped answering: after an interrupt say so, else say how it ended (this process lives on, so a
+        module that crashes costs its call's time, not a new worker)."""
         status = self.wait_child()
         self.end_module()
         if self.interrupted:
@@ -418,7 +419,7 @@ class FirstProcess:
             self.request_id = None
             self.reply({"ok": True, "interrupted": True})
         else:
-            _die_like(status)
+            self.reply({"ok": False, "ended": -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)})
 
     def wait_child(self) -> int:
         """Kill the child's group and reap the child; its wait status (0 when there is no child to reap)."""

@@ -1,0 +1,58 @@
+"""The worker session: a module's process that ends during a call costs that call, not the worker."""
+
+import os
+import signal
+
+import pytest
+
+from autograder.sandbox import errors, policy
+from autograder.sandbox.session import WorkerSession
+
+CRASHING = b'''
+import os, signal
+
+def ends(how):
+    if how == "abort":
+        os.abort()
+    if how == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    os._exit(3)
+
+def fine(x):
+    return x + 1
+'''
+
+
+@pytest.fixture(scope="module")
+def session():
+    if policy.portable_reason():
+        pytest.skip(f"the worker cannot run here: {policy.portable_reason()}")
+    session = WorkerSession(memory_mb=2000, start_now=True)
+    session.switch(session.stage({"crashing": CRASHING}))
+    yield session
+    session.close()
+
+
+@pytest.mark.parametrize(("how", "says"), [("abort", "killed by signal SIGABRT"), ("kill", "killed by signal SIGKILL"),
+                                           ("exit", "exited with status 3")])
+def test_a_module_process_that_ends_costs_its_call_and_keeps_the_worker(session, how, says):
+    session.call("crashing", "fine", (0,), {}, 10, "crashing.fine(0)")
+    pid = session._worker.host_pid
+    with pytest.raises(errors.StudentCallError) as raised:
+        session.call("crashing", "ends", (how,), {}, 10, f"crashing.ends({how!r})")
+    assert raised.value.kind == errors.CRASH and says in str(raised.value), str(raised.value)
+    ended = session.exchanges[-1]
+    assert (ended.op, ended.stopped) == ("call", False) and ended.seconds < ended.limit
+    assert session._worker.host_pid == pid and session.restarts == 0  # the same first process, not a new worker
+    assert session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)") == 2  # a fresh process for the module
+
+
+def test_the_worker_itself_ending_is_still_a_crash(session):
+    pid = session._worker.host_pid
+    session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)")
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(errors.StudentCallError) as raised:
+        session.call("crashing", "fine", (2,), {}, 10, "crashing.fine(2)")
+    assert raised.value.kind == errors.CRASH and "killed by signal SIGKILL" in str(raised.value)
+    assert session.exchanges[-1].stopped  # a whole worker lost: the full limit, which pays for the restart
+    assert session.call("crashing", "fine", (3,), {}, 10, "crashing.fine(3)") == 4 and session.restarts == 1
