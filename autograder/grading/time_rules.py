@@ -7,7 +7,8 @@
   replace the worker (what a reset takes beyond a second is charged too) (so the budget also bounds
   the worker restarts a module causes; what that call left of its limit pays for the module's re-import
   after the restart); then the module's remaining calls are not run. A call whose module process ends (a crash,
-  an exit) costs the time it took: the worker lives on and forks a fresh process for the next call.
+  an exit) or is ended for writing too much costs the time it took: the worker lives on and forks a fresh process
+  for the next call.
 - Per submission: a deadline well ahead of Gradescope's overall timeout (set when grading starts on
   Gradescope). The rules above keep every submission far below it, so reaching it means the machine is
   slow: the calls it refuses say so, and that it is not the student's fault.

@@ -205,7 +205,7 @@ class WorkerSession:
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
             raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed) from None
         except Overuse as exc:
-            self._stop(worker)
+            stopped = not self._stop(worker)  # only the module's process ended: the call costs the time it took
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")
             raise StudentCallError(f"{shown} {exc} and was stopped.", errors.RESOURCE) from None
         except ModuleEnded as exc:
@@ -227,11 +227,13 @@ class WorkerSession:
             self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), time.monotonic() - start,
                                            seconds, stopped))
 
-    def _stop(self, worker: WorkerProcess) -> None:
-        """End the running call: only the module's child when the worker answers, else the whole worker."""
+    def _stop(self, worker: WorkerProcess) -> bool:
+        """End the running call: only the module's child when the worker answers (True), else the whole worker (False)."""
         self._live = None
-        if not worker.interrupt():
-            worker.kill()
+        if worker.interrupt():
+            return True
+        worker.kill()
+        return False
 
     def _mark_if_import(self, request: dict, text: str) -> None:
         if request.get("op") == "import":

@@ -320,15 +320,18 @@ def test_a_stopped_worker_is_replaced_and_charged_to_its_module(monkeypatch) -> 
 
     monkeypatch.setattr(policy, "detect", lambda: policy.Protections(bwrap=None, is_root=True, landlock=0, seccomp=False))
     stopper = ("import os\nimport signal\nimport time\n\n\ndef stop_parent():\n    first = os.getppid()\n"
-               "    if os.fork() == 0:\n        for _ in range(300):\n            time.sleep(0.01)\n"
+               "    if os.fork() == 0:\n        time.sleep(1)\n        for _ in range(1500):\n            time.sleep(0.01)\n"
                "            os.kill(first, signal.SIGSTOP)\n        os._exit(0)\n    return 1\n\n\ndef ok():\n    return 2\n")
     session = WorkerSession(memory_mb=4096)
     guard = time_rules.CallGuard()
     guard.set_budget("stopper", 100.0)
     try:
         session.switch(session.stage({"stopper": stopper.encode()}))
+        # The reply is relayed before the module's own process stops the first one (a second later, for 15 s).
         assert guard.call(session, "stopper", "stopper", "stop_parent", (), {}, 5.0, "stopper.stop_parent()") == 1
-        time.sleep(0.5)
+        deadline = time.monotonic() + 10
+        while session._worker.first_process_stopped() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
         session.fresh("stopper")
         resets = [e for e in session.exchanges if e.op == "reset"]
         assert session.restarts == 1 and resets and resets[-1].stopped, session.exchanges
