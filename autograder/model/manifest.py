@@ -212,6 +212,17 @@ def _is_test_case(decorator: ast.expr) -> bool:
 def points_in(path: Path) -> float:
     """The points of the ``@test_case`` functions of a test file, read from its source without running it."""
     try:
+        info = path.stat()
+    except OSError as exc:
+        raise ManifestError(f"{path}: cannot be read ({exc.strerror})") from None
+    return _points_in(str(path), info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+@functools.lru_cache(maxsize=256)
+def _points_in(path_text: str, _mtime_ns: int, _size: int, _inode: int) -> float:
+    """``points_in`` for one version of the file (the manifest is read several times per run; parsing is the cost)."""
+    path = Path(path_text)
+    try:
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     except SyntaxError as exc:
         raise ManifestError(f"{path}: line {exc.lineno}: {exc.msg}") from None
