@@ -63,15 +63,23 @@ def problem_totals(results: dict) -> dict[str, float]:
     return {m: s for m, (s, _) in totals(results, manifest.load().modules).items()}
 
 
-def one_problem_root(tmp_path: Path, module: str, name: str = "root") -> Path:
-    """A copy of the project inputs whose manifest lists only ``module`` (use it as AUTOGRADER_ROOT)."""
+def one_problem_root(tmp_path: Path, module: str, name: str = "root", also: tuple[str, ...] = (),
+                     variants: int | None = None) -> Path:
+    """A copy of the project inputs whose manifest lists only ``module`` (and the problems ``also``; use it as
+    AUTOGRADER_ROOT). With ``variants``, each problem keeps only its first that many mistakes and fair variants (for a
+    test of a command, not of the variants themselves, which tests/staff/test_validation.py grades in full)."""
     root = tmp_path / name
-    shutil.copytree(paths.ASSIGNMENTS / module, root / "assignments" / module)
-    for folder in ("reference", "student_template"):
-        (root / folder).mkdir(parents=True)
-        shutil.copy(paths.ROOT / folder / f"{module}.py", root / folder / f"{module}.py")
+    for each in (module, *also):
+        shutil.copytree(paths.ASSIGNMENTS / each, root / "assignments" / each)
+        for kind in ("mistakes", "fair") if variants is not None else ():
+            for extra in sorted((root / "assignments" / each / kind).glob("*.py"))[variants:]:
+                extra.unlink()
+        for folder in ("reference", "student_template"):
+            (root / folder).mkdir(parents=True, exist_ok=True)
+            shutil.copy(paths.ROOT / folder / f"{each}.py", root / folder / f"{each}.py")
     assignment = yaml.safe_load(paths.ASSIGNMENT_MANIFEST.read_text(encoding="utf-8"))
-    (root / "assignments" / "assignment.yaml").write_text(yaml.safe_dump(dict(assignment, problems=[module])), encoding="utf-8")
+    (root / "assignments" / "assignment.yaml").write_text(yaml.safe_dump(dict(assignment, problems=[module, *also])),
+                                                          encoding="utf-8")
     return root
 
 
