@@ -79,7 +79,7 @@ class Case:
     shape: bool = False             # built by hostile/submissions.py rather than a module override
     others: str = "full"            # what every other problem must keep
     sandbox: bool = True            # its defence depends on the sandbox mode: graded in every mode, not only the strongest
-    exclusive: bool = False         # uses much of the machine's memory: graded alone
+    exclusive: bool = False         # uses much of the machine (memory, or pipes for seconds): graded alone
     damages: bool = False           # where it succeeds it spoils the lab for later cases: its own lab in the weakest modes
     per_user: bool = False          # spends a per-user limit (processes): graded alone where the grader is not root
     slow: bool = False              # waits for time limits: start early
@@ -121,10 +121,10 @@ CASES = [
     Case("res_memory", "twin", (CALL, r"raised MemoryError", r"raised RuntimeError: .*alloc"), exclusive=True),
     Case("res_fork_bomb", "twin", (CALL, r"got None"), full=True, per_user=True),
     Case("res_setsid_children", "twin", (CALL, r"got None"), exclusive=True),
-    Case("res_print_flood", "twin", (CALL, r"got None"), sandbox=False),
+    Case("res_print_flood", "twin", (CALL, r"got None"), sandbox=False, exclusive=True),
     Case("res_fill_tmp", "twin", (CALL, r"got None|wrote more than \d+ MB of files")),
     Case("res_hoard_replies", "twin", (CALL, r"returned 160\.0 MB; with what this problem's earlier calls returned, that is more than "
-                                             r"the 256 MB the grader keeps to judge them"), sandbox=False, peak_mb=700),
+                                             r"the 256 MB the grader keeps to judge them"), sandbox=False, peak_mb=700, exclusive=True),
     # Exits.
     Case("exit_import_sys", "zero", (r"qkv_arithmetic\.py could not be imported: SystemExit: All tests passed",), sandbox=False),
     Case("exit_import_os", "zero", (r"qkv_arithmetic\.py could not be imported: the process exited with status 3",), sandbox=False),

@@ -16,6 +16,9 @@ _flood(50)
 
 
 def argmax_attention(Q, K, V):
-    _flood(150)
-    sys.stdout.write("x" * (50 << 20))
+    # One graded call floods (queries of shape (3, 2), the first): each flood takes seconds on a loaded machine, and the
+    # function's other calls would then spend the module's time budget, which is not what this case is about.
+    if tuple(Q.shape) == (3, 2):
+        _flood(150)
+        sys.stdout.write("x" * (50 << 20))
     return None
