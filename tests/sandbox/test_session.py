@@ -2,6 +2,7 @@
 
 import os
 import signal
+import threading
 
 import pytest
 
@@ -20,6 +21,11 @@ def ends(how):
 
 def fine(x):
     return x + 1
+
+def slow(seconds):
+    import time
+    time.sleep(seconds)
+    return 0
 '''
 
 
@@ -47,12 +53,12 @@ def test_a_module_process_that_ends_costs_its_call_and_keeps_the_worker(session,
     assert session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)") == 2  # a fresh process for the module
 
 
-def test_the_worker_itself_ending_is_still_a_crash(session):
-    pid = session._worker.host_pid
+def test_the_worker_itself_ending_during_a_call_is_still_a_crash(session):
     session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)")
-    os.kill(pid, signal.SIGKILL)
+    pid, restarts = session._worker.host_pid, session.restarts
+    threading.Timer(1.0, os.kill, (pid, signal.SIGKILL)).start()  # the first process dies while the call sleeps
     with pytest.raises(errors.StudentCallError) as raised:
-        session.call("crashing", "fine", (2,), {}, 10, "crashing.fine(2)")
-    assert raised.value.kind == errors.CRASH and "killed by signal SIGKILL" in str(raised.value)
+        session.call("crashing", "slow", (5,), {}, 10, "crashing.slow(5)")
+    assert raised.value.kind == errors.CRASH and "killed by signal SIGKILL" in str(raised.value), str(raised.value)
     assert session.exchanges[-1].stopped  # a whole worker lost: the full limit, which pays for the restart
-    assert session.call("crashing", "fine", (3,), {}, 10, "crashing.fine(3)") == 4 and session.restarts == 1
+    assert session.call("crashing", "fine", (3,), {}, 10, "crashing.fine(3)") == 4 and session.restarts == restarts + 1
