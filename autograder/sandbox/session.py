@@ -210,6 +210,9 @@ class WorkerSession:
             raise StudentCallError(f"{shown} {exc} and was stopped.", errors.RESOURCE) from None
         except ModuleEnded as exc:
             self._live = None
+            if worker.unrestored() is not None:  # the grader's own check, as after a reset: else a fresh worker
+                worker.kill()
+                stopped = True  # the full limit pays for the restart
             what = how_it_ended(exc.code) if type(exc.code) is int else "ended"
             self._mark_if_import(request, f"the process {what} while {shown}")
             raise errors.crashed(shown, what) from None
