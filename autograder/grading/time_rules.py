@@ -8,7 +8,8 @@
   the worker restarts a module causes; what that call left of its limit pays for the module's re-import
   after the restart); then the module's remaining calls are not run. A call whose module process ends (a crash,
   an exit) or is ended for writing too much costs the time it took: the worker lives on and forks a fresh process
-  for the next call.
+  for the next call, unless the grader's own check (as after a reset) finds something of the call left, which
+  replaces the worker at the full limit.
 - Per submission: a deadline well ahead of Gradescope's overall timeout (set when grading starts on
   Gradescope). The rules above keep every submission far below it, so reaching it means the machine is
   slow: the calls it refuses say so, and that it is not the student's fault.

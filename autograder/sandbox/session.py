@@ -231,9 +231,10 @@ class WorkerSession:
                                            seconds, stopped))
 
     def _stop(self, worker: WorkerProcess) -> bool:
-        """End the running call: only the module's child when the worker answers (True), else the whole worker (False)."""
+        """End the running call: only the module's child when the worker answers and the grader finds nothing of the call
+        left (True), else the whole worker (False)."""
         self._live = None
-        if worker.interrupt():
+        if worker.interrupt() and worker.unrestored() is None:  # the grader's own check, as after a reset
             return True
         worker.kill()
         return False

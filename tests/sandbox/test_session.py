@@ -62,3 +62,22 @@ def test_the_worker_itself_ending_during_a_call_is_still_a_crash(session):
     assert raised.value.kind == errors.CRASH and "killed by signal SIGKILL" in str(raised.value), str(raised.value)
     assert session.exchanges[-1].stopped  # a whole worker lost: the full limit, which pays for the restart
     assert session.call("crashing", "fine", (3,), {}, 10, "crashing.fine(3)") == 4 and session.restarts == restarts + 1
+
+
+@pytest.mark.parametrize("how", ["timeout", "crash"])
+def test_what_the_grader_finds_left_after_a_call_ends_costs_the_worker(session, monkeypatch, how):
+    # After a call stopped at its limit, or a module process that ended on its own, the worker says it ended the module;
+    # the grader does not take its word: its own check (as after a reset) finds something left, so the worker goes.
+    session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)")
+    pid, restarts = session._worker.host_pid, session.restarts
+    monkeypatch.setattr(type(session._worker), "unrestored", lambda self: "processes of the last test are still running")
+    with pytest.raises(errors.StudentCallError) as raised:
+        if how == "timeout":
+            session.call("crashing", "slow", (30,), {}, 1, "crashing.slow(30)")
+        else:
+            session.call("crashing", "ends", ("exit",), {}, 10, "crashing.ends('exit')")
+    assert raised.value.kind == (errors.TIMEOUT if how == "timeout" else errors.CRASH), str(raised.value)
+    assert session.exchanges[-1].stopped  # the full limit, which pays for the restart
+    monkeypatch.undo()
+    assert session.call("crashing", "fine", (3,), {}, 10, "crashing.fine(3)") == 4
+    assert session.restarts == restarts + 1 and session._worker.host_pid != pid
