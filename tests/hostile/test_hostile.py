@@ -14,6 +14,9 @@ submission *shape* built by ``hostile/submissions.py``. A session fixture grades
 few at a time. To stay fast, most are graded with a manifest of the host and one witness (the
 problem listed after it); the cases that could reach other problems (global tampering, killing
 processes, the fork bomb, a zip full of extras) are graded with every problem of the manifest.
+The module overrides of a mode are graded in batches, each one ``grade-all`` of a folder of them
+(one worker, reset between submissions, as staff grade a class); the shapes, the cases graded
+twice and those graded alone each get a ``grade`` of their own.
 Expected scores come from the manifest at test time. The tests check four guarantees:
 
 1. the grader finishes within the bound it can state, and exits normally;
@@ -209,6 +212,7 @@ class Run:
     seconds: float
     timed_out: bool
     peak_mb: float | None = None
+    command: str = "grade"
 
 
 # ``python -m autograder`` that also reports the grader process's own peak resident size.
@@ -316,35 +320,44 @@ def host_tmp_hits(marker: str) -> list[str]:
     return hits
 
 
-def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path, measure: bool = False, command: str = "grade") -> Run:
-    """``python -m autograder grade`` (or ``grade-all``) in a process of its own, from the project copy, in the lab's mode."""
+def _grader_process(lab: Lab, args: list[str], tmpdir: Path, bound: float, measure: bool = False) -> tuple:
+    """``python -m autograder ARGS`` in a process of its own, from the project copy, in the lab's mode:
+    (returncode, stdout, stderr, seconds, timed_out, peak MB of the grader process if ``measure``)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "PYTEST_"))}
     env.update({**lab.python_env, **lab.mode.env}, TMPDIR=str(tmpdir), PYTHONDONTWRITEBYTECODE="1")
     if lab.uid is not None:
         env.update(HOME=str(lab.root), USER="grader", LOGNAME="grader")
-    graded = submission if command == "grade" else submission.parent  # grade-all takes the folder that holds it
-    args = [command, str(graded), "--out", str(out)] + (["-q"] if command == "grade" else ["--jobs", "1"])
     cmd = [lab.python, *(["-c", MEASURED] if measure else ["-m", "autograder"]), *args]
     user = {} if lab.uid is None else {"user": lab.uid, "group": lab.uid, "extra_groups": []}
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=lab.project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, **user)
     try:
-        stdout, stderr = proc.communicate(timeout=lab.bound())
+        stdout, stderr = proc.communicate(timeout=bound)
         timed_out = False
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, 9)
         stdout, stderr = proc.communicate()
         timed_out = True
-    seconds = time.monotonic() - start
-    results_file = out if command == "grade" else out.parent / "results" / f"{submission.name}.json"
-    raw = results_file.read_bytes() if results_file.is_file() else b""
-    try:
-        results = json.loads(raw)
-    except ValueError:
-        results = None
     peak = re.search(rb"peak-rss-kb (\d+)", stderr)
-    return Run(results, raw, proc.returncode, stdout.decode(errors="replace")[-5000:], stderr.decode(errors="replace")[-5000:], seconds, timed_out,
-               int(peak.group(1)) / 1024 if peak else None)
+    return (proc.returncode, stdout.decode(errors="replace")[-5000:], stderr.decode(errors="replace")[-5000:], time.monotonic() - start,
+            timed_out, int(peak.group(1)) / 1024 if peak else None)
+
+
+def _read_results(path: Path) -> tuple[dict | None, bytes]:
+    raw = path.read_bytes() if path.is_file() else b""
+    try:
+        return json.loads(raw), raw
+    except ValueError:
+        return None, raw
+
+
+def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path, measure: bool = False, command: str = "grade") -> Run:
+    """``python -m autograder grade`` (or ``grade-all`` of the folder holding ``submission``) in the lab's mode."""
+    graded = submission if command == "grade" else submission.parent  # grade-all takes the folder that holds it
+    args = [command, str(graded), "--out", str(out)] + (["-q"] if command == "grade" else ["--jobs", "1"])
+    returncode, stdout, stderr, seconds, timed_out, peak = _grader_process(lab, args, tmpdir, lab.bound(), measure)
+    results, raw = _read_results(out if command == "grade" else out.parent / "results" / f"{submission.name}.json")
+    return Run(results, raw, returncode, stdout, stderr, seconds, timed_out, peak, command)
 
 
 def module_source(lab: Lab, case: Case, marker: str, scratch: Path, out: Path) -> bytes:
@@ -358,13 +371,15 @@ def module_source(lab: Lab, case: Case, marker: str, scratch: Path, out: Path) -
     return lab.sources[HOST] + b"\n\n# ---- hostile part ----\n" + text.encode()
 
 
-def build(lab: Lab, case: Case, marker: str, folder: Path, scratch: Path, out: Path) -> Path:
-    lab.folder(folder)
+def build(lab: Lab, case: Case, marker: str, folder: Path, scratch: Path, out: Path, name: str = "submission") -> Path:
+    """Write the case's submission into ``folder`` (as ``folder/name`` for a module override); return its path."""
+    if not folder.exists():
+        lab.folder(folder)
     if case.shape:
         ctx = submissions.Context(marker=marker, scratch=scratch, project=lab.project)
         built = submissions.BUILDERS[case.name](folder, dict(lab.sources), ctx)
     else:
-        built = folder / "submission"
+        built = folder / name
         built.mkdir()
         for module, source in lab.sources.items():
             (built / f"{module}.py").write_bytes(source)
@@ -372,6 +387,58 @@ def build(lab: Lab, case: Case, marker: str, folder: Path, scratch: Path, out: P
     if lab.uid is not None:
         modes.chown_tree(folder, lab.uid)
     return built
+
+
+def batchable(mode: modes.Mode, case: Case) -> bool:
+    """Cases graded together in one ``grade-all`` of their lab (one worker for all of them, as a batch of submissions is
+    graded): module overrides only (a shape tests ``grade``'s reading of one submission), not the cases graded twice or by
+    ``grade-all`` already, nor those graded alone."""
+    return not (case.shape or case.name in TWICE or case.name == "plant_pth" or case.exclusive or _lacks(mode) == "same-user"
+                or (case.per_user and not mode.protections.is_root))
+
+
+def run_batch(lab: Lab, cases: list[Case], number: int) -> dict[str, Outcome]:
+    """Build the cases as the submissions of one folder, grade it with ``grade-all --jobs 1`` (one worker, reset between
+    submissions, as staff grade a class), and inspect each case as ``run_case`` does. What the batch shares (the --out
+    folder, the grader's temporary folder, the Python install) is checked for every case; processes and files are found
+    by each case's own marker once the batch is done."""
+    root = lab.root / "batches" / f"batch-{number}"
+    export, out_dir, tmpdir = lab.folder(root / "export"), lab.folder(root / "out"), lab.folder(root / "tmp")
+    (out_dir / "previous.txt").write_text("something the grader must leave alone\n")
+    markers, scratches = {}, {}
+    for case in cases:
+        markers[case.name] = f"hx{secrets.token_hex(6)}"
+        scratches[case.name] = lab.folder(lab.root / "cases" / case.name / "scratch")
+        (scratches[case.name] / "keep.txt").write_text("scratch\n")
+        build(lab, case, markers[case.name], export, scratches[case.name], out_dir / "results" / f"{case.name}.json", name=case.name)
+    out_before, python_before = snapshot(out_dir), python_snapshot(lab)
+    scratch_before = {name: snapshot(folder) for name, folder in scratches.items()}
+    returncode, stdout, stderr, seconds, timed_out, _peak = _grader_process(
+        lab, ["grade-all", str(export), "--out", str(out_dir / "grades.csv"), "--jobs", "1"], tmpdir, len(cases) * lab.bound())
+    out_after, python_after = snapshot(out_dir), python_snapshot(lab)
+    left = sorted(p for p in os.listdir(tmpdir) if not p.startswith("torchinductor_"))
+    done = {}
+    for case in cases:
+        marker = markers[case.name]
+        results, raw = _read_results(out_dir / "results" / f"{case.name}.json")
+        run = Run(results, raw, returncode, stdout, stderr, seconds, timed_out, None, "grade-all")
+        done[case.name] = Outcome(case, lab, marker, run, out_before, out_after, scratch_before[case.name], snapshot(scratches[case.name]),
+                                  left, marked_processes(marker), host_tmp_hits(marker), autograder_hits(marker), python_before, python_after)
+    return done
+
+
+def batches_of(pairs: list[tuple[modes.Mode, Case]], lab_for, size: int = 8) -> list[tuple[Lab, list[Case]]]:
+    """The batchable pairs, grouped by lab into batches of at most ``size``, the slow cases spread over them."""
+    by_lab: dict[int, tuple[Lab, list[Case]]] = {}
+    for mode, case in pairs:
+        lab = lab_for(mode, case)
+        by_lab.setdefault(id(lab), (lab, []))[1].append(case)
+    found = []
+    for lab, cases in by_lab.values():
+        count = -(-len(cases) // size)
+        ordered = sorted(cases, key=lambda c: not c.slow)
+        found += [(lab, ordered[i::count]) for i in range(count)]
+    return found
 
 
 def run_case(lab: Lab, case: Case) -> Outcome:
@@ -590,11 +657,25 @@ def outcomes(tmp_path_factory, request) -> dict[tuple[str, str], Outcome]:
     # Graded one at a time: the memory hogs, what spends a per-user limit where the grader is a user, and everything of a
     # mode where one case can reach the others (same user, nothing between them).
     alone = [p for p in pairs if p[1].exclusive or (p[1].per_user and not p[0].protections.is_root) or _lacks(p[0]) == "same-user"]
-    shared = sorted((p for p in pairs if p not in alone), key=lambda p: not p[1].slow)
+    together = [p for p in pairs if p not in alone and batchable(*p)]
+    shared = [p for p in pairs if p not in alone and p not in together]
+    # Units of work for the pool: a batch (one grade-all, slow if any of its cases is) or one case; the slow ones first.
+    units = [("batch", lab, cases, i) for i, (lab, cases) in enumerate(batches_of(together, lab_for))]
+    units += [("case", lab_for(m, c), [c], m) for m, c in shared]
+    units.sort(key=lambda u: not any(c.slow for c in u[2]))
+
+    def work(unit) -> dict[tuple[str, str], Outcome]:
+        kind, lab, cases, extra = unit
+        if kind == "batch":
+            return {(lab.mode.name, name): o for name, o in run_batch(lab, cases, extra).items()}
+        return {(extra.name, cases[0].name): run_case(lab, cases[0])}
+
     stray = _stray_reference()
     try:
+        done: dict[tuple[str, str], Outcome] = {}
         with ThreadPoolExecutor(POOL) as pool:
-            done = dict(zip(((m.name, c.name) for m, c in shared), pool.map(lambda p: run_case(lab_for(*p), p[1]), shared)))
+            for found in pool.map(work, units):
+                done.update(found)
         for mode, case in alone:
             done[(mode.name, case.name)] = run_case(lab_for(mode, case), case)
         yield done
@@ -645,7 +726,7 @@ def test_grader_finishes_and_writes_valid_results(mode, case: Case, outcomes) ->
         assert len(test["output"]) <= 8200, f"{test['name']}: output of {len(test['output'])} characters"
     assert run.results["score"] == pytest.approx(sum(t["score"] for t in run.results["tests"]))
     assert len(run.raw) < 200_000, f"results.json is {len(run.raw)} bytes"
-    if case.name != "plant_pth":  # graded by grade-all, which prints a summary instead
+    if run.command == "grade":  # grade-all prints a summary of the whole folder instead
         assert f"score {run.results['score']:g}/" in run.stdout, "the grader's own summary line must match results.json"
 
 
@@ -671,7 +752,7 @@ def test_score_is_the_honest_one(mode, case: Case, outcomes) -> None:
 def test_nothing_outside_the_sandbox_changes(mode, case: Case, outcomes) -> None:
     o = _outcome(outcomes, mode, case)
     new_in_out = set(o.out_after) - set(o.out_before)
-    graded_all = case.name == "plant_pth"  # grade-all writes its CSVs, summaries and per-submission files there
+    graded_all = o.run.command == "grade-all"  # it writes its CSVs, summaries and per-submission files there
     allowed = {"results.json", "again.json", "next.json"} | ({f for f in new_in_out if o.marker not in f} if graded_all else set())
     assert new_in_out <= allowed, f"unexpected files next to results.json: {new_in_out - allowed}"
     assert {k: v for k, v in o.out_after.items() if k in o.out_before} == o.out_before, "files in the --out folder changed"
