@@ -5,7 +5,8 @@ reference and the known mistakes (one or two per submission), empty submissions,
 folders, groups, names with commas, quotes, CJK, a right-to-left override and formula prefixes, a duplicate email
 with another SID (the later one wins), a student without an email and one without a SID, and a damaged member
 (a flipped byte: "Bad CRC-32"). Memory is the largest sum of resident memory over the run's process tree
-(sampled every 0.2 s); disk is the size of the output folder.
+(sampled every 0.2 s); disk is the size of the output folder; CPU is the whole machine's busy time during the run (run it
+on an otherwise idle machine), and the share of the throughput that CPU allows on all cores.
 """
 
 from __future__ import annotations
@@ -119,6 +120,15 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
+def machine_busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy since boot (/proc/stat; user, nice, system, irq, softirq, steal): the
+    sandbox's processes in their own namespaces are counted too, which the run's rusage would miss."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
 def run(export: Path, out: Path, jobs: int) -> tuple[float, int, subprocess.CompletedProcess]:
     cmd = [sys.executable, "-m", "autograder", "grade-all", str(export), "--out", str(out / "grades.csv"), "--jobs", str(jobs)]
     start = time.monotonic()
@@ -156,12 +166,17 @@ def main() -> None:
     for jobs in args.jobs:
         out = tmp / f"out-j{jobs}"
         shutil.rmtree(out, ignore_errors=True)
+        busy = machine_busy_seconds()
         seconds, peak, proc = run(export, out, jobs)
+        cpu = machine_busy_seconds() - busy
         if proc.returncode != 0:
             print(proc.stdout[-3000:], proc.stderr[-3000:])
+        cores = os.cpu_count() or 1
+        allowed = cores * 60 / (cpu / args.count)  # submissions per minute if every core did nothing but this
         print(f"--jobs {jobs}: {seconds:.0f} s, {args.count / seconds * 60:.1f} submissions/min, peak memory of the run's "
               f"processes {peak / 2**20:.0f} MB, output {disk(out) / 2**20:.1f} MB ({disk(out) / args.count / 1024:.0f} KB each), "
-              f"exit {proc.returncode}")
+              f"machine CPU {cpu:.0f} s ({cpu / args.count:.2f} s per submission; {cores} cores allow {allowed:.1f}/min, "
+              f"so this run reached {args.count / seconds * 60 / allowed:.0%} of it), exit {proc.returncode}")
     if not args.keep:
         shutil.rmtree(tmp)
 

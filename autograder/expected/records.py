@@ -13,6 +13,7 @@ import hashlib
 import inspect
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -59,7 +60,6 @@ def shipped_folder(root: Path | None = None) -> Path:
 
 def fingerprint(module: str) -> str:
     """A digest of everything the records of ``module`` depend on: reference, tests, mistakes, recording code."""
-    digest = hashlib.sha256()
     folder = paths.ASSIGNMENTS / module
     # Of the manifests only the test files listed count: limits and the Gradescope settings change no value.
     try:
@@ -67,12 +67,28 @@ def fingerprint(module: str) -> str:
         listed = json.dumps([[str(p.relative_to(problem.folder.resolve())), hidden] for p, hidden in problem.test_files(True)])
     except (manifest.ManifestError, KeyError, ValueError):
         listed = "<unreadable>"
-    digest.update(listed.encode() + b"\0")
     files = [paths.REFERENCE / f"{module}.py", folder / manifest.CALLABLES_FILE]
     files += sorted((folder / "tests").glob("*.py")) + sorted((folder / "mistakes").glob("*.py"))
     named = [(str(path.relative_to(paths.ROOT)), path) for path in files]
     named += [(f"autograder/{name}", paths.PACKAGE_DIR / name) for name in RECORDING_CODE]
-    for name, path in named:
+    return _digest(listed, tuple((name, str(path), _version(path)) for name, path in named))
+
+
+def _version(path: Path) -> tuple[int, int, int] | None:
+    """What tells one version of a file from another without reading it (None: no such file)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_size, info.st_ino) if stat.S_ISREG(info.st_mode) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _digest(listed: str, files: tuple[tuple[str, str, tuple[int, int, int] | None], ...]) -> str:
+    """``fingerprint`` for these versions of the files (a run asks for it several times per problem; reading is the cost)."""
+    digest = hashlib.sha256(listed.encode() + b"\0")
+    for name, path_text, _stamp in files:
+        path = Path(path_text)
         digest.update(name.encode() + b"\0")
         digest.update(path.read_bytes() if path.is_file() else b"<missing>")
     return digest.hexdigest()

@@ -8,7 +8,9 @@ problem shares (the test-file lists, a call limit) under ``problem_defaults:`` i
 from __future__ import annotations
 
 import ast
+import copy
 import functools
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,8 +138,19 @@ def safe_load(text: str) -> Any:
 
 
 def _read(path: Path) -> dict:
-    if not path.is_file():
+    try:
+        info = path.stat()
+    except OSError:
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode):
         raise ManifestError(f"{path}: file not found")
+    return copy.deepcopy(_read_version(str(path), info.st_mtime_ns, info.st_size, info.st_ino))
+
+
+@functools.lru_cache(maxsize=64)
+def _read_version(path_text: str, _mtime_ns: int, _size: int, _inode: int) -> dict:
+    """``_read`` for one version of the file (a run reads the manifests many times; parsing YAML is the cost)."""
+    path = Path(path_text)
     try:
         data = safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:

@@ -132,3 +132,13 @@ def test_visibility_defaults_to_public_at_once_and_hidden_after_publication_and_
     (tmp_path / "assignment.yaml").write_text(base + "gradescope: {visibility: {secret: hidden}}\n")
     with pytest.raises(manifest.ManifestError, match="'gradescope.visibility.secret' is not a setting"):
         manifest.load(tmp_path / "assignment.yaml")
+
+
+def test_each_read_sees_the_file_as_it_is_now_and_gets_its_own_copy(tmp_path):
+    folder = _problem_folder(tmp_path, GOOD)
+    first = manifest.load_problem(folder)
+    (folder / "problem.yaml").write_text(GOOD.replace("call_seconds: 5", "call_seconds: 9"))
+    assert first.limits.call_seconds == 5 and manifest.load_problem(folder).limits.call_seconds == 9
+    data = manifest._read(folder / "problem.yaml")
+    data["limits"]["call_seconds"] = 1  # a caller that changes what it read changes nothing for the next one
+    assert manifest.load_problem(folder).limits.call_seconds == 9
