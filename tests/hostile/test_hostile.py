@@ -4,7 +4,8 @@ Every case is a real submission graded by ``python -m autograder grade SUB --out
 process of its own, from a private copy of the project (so the tree the grader runs from can
 be checked for changes while other work goes on in the real one), in every sandbox mode this
 machine can produce (``hostile/modes.py``: bubblewrap; root without namespaces, with and without
-Landlock and seccomp; an unprivileged user, with and without them). Cases whose defence does not
+Landlock and seccomp; an unprivileged user with bubblewrap where user namespaces are allowed, and
+without it, with and without Landlock and seccomp). Cases whose defence does not
 depend on the mode (submission shapes, exits, garbage, comparisons) are graded in the strongest
 mode only. An attack a mode cannot stop is an expected failure naming the reason, listed in
 ``CANNOT_STOP`` and in docs/threat_model.md under that mode. A case is either the
