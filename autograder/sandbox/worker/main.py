@@ -635,6 +635,9 @@ def _kill_leftovers(pgid: int, cleanup: str) -> None:
 def _children() -> list[int]:
     """This process's children (none where there is no /proc: the process group is then all we can end)."""
     me = os.getpid()
+    listed = procfs.children(me)
+    if listed is not None:
+        return listed
     return [pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.ppid == me]
 
 
