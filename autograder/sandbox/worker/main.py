@@ -24,6 +24,7 @@ and the grader reads how.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import select
@@ -51,11 +52,18 @@ CHUNK = 1 << 20  # bytes of a reply the first process reads at a time
 
 def _prctl(option: int, value: int) -> bool:
     try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+        return _libc().prctl(option, value, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+@functools.cache
+def _libc():  # noqa: ANN202 - a ctypes.CDLL
+    """The C library, loaded once in the first process: loading it makes a class and a function object, which in each
+    test's process (its parent death signal) would cost a copy of every page they touch."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def volunteer_for_oom(score: int) -> None:
