@@ -54,3 +54,21 @@ print(got.value, os.read(read, 10).decode(), main._prctl(-1, 0))
 """
     out = subprocess.run([sys.executable, "-c", code, str(WORKER)], capture_output=True, text=True, check=True).stdout.split()
     assert out == ["1", "same", "False"]  # an option the kernel does not know fails as False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="needs Linux's /proc")
+def test_the_first_process_finds_its_children_with_or_without_the_kernel_s_list():
+    code = """
+import os, subprocess, sys
+sys.path.insert(0, sys.argv[1])
+import main, procfs
+children = [subprocess.Popen(["sleep", "30"]) for _ in range(2)]
+listed = sorted(main._children())
+procfs.children = lambda pid: None  # a kernel that does not list children: every process's parent is read
+scanned = sorted(main._children())
+for child in children:
+    child.kill()
+    child.wait()
+print(listed == scanned == sorted(c.pid for c in children))
+"""
+    assert subprocess.run([sys.executable, "-c", code, str(WORKER)], capture_output=True, text=True, check=True).stdout.split() == ["True"]
