@@ -198,15 +198,19 @@ class WorkerProcess:
     def leftovers(self) -> list[int]:
         """Processes the sandbox still runs besides the worker's first process, found in /proc (never by asking the worker):
         its descendants (orphans come back to it, a subreaper) and, with a uid of its own, every process of that uid."""
-        table = _process_table()
         first = self.host_pid
-        if first is None or first not in table:
+        if first is None or procfs.stat(first) is None:
             return [0]  # the first process itself is gone or cannot be seen: nothing can be confirmed
-        found = _descendants(table, first)
+        found = _tree(first)
+        if found is None:  # the kernel does not list children: every process's parent decides
+            table = _process_table()
+            if first not in table:
+                return [0]
+            found = _descendants(table, first)
         if self.setup.identity is not None:
-            found |= {pid for pid, (_ppid, uid, _zombie) in table.items() if uid == self.setup.identity.uid}
+            found |= {pid for pid in procfs.pids() if procfs.owner(pid) == self.setup.identity.uid}
         found.discard(first)
-        return sorted(pid for pid in found if pid in table and not table[pid][2])
+        return sorted(pid for pid in found if (info := procfs.stat(pid)) is not None and info.state != "Z")
 
     def kill(self) -> None:
         """SIGKILL the worker's whole session and every process of its uid; bubblewrap's PID namespace takes the rest."""
@@ -277,6 +281,21 @@ def _descendants(table: dict[int, tuple[int, int, bool]], first: int) -> set[int
         if pid not in found:
             found.add(pid)
             todo += children.get(pid, [])
+    return found
+
+
+def _tree(first: int) -> set[int] | None:
+    """The processes below ``first`` (its children, theirs, and so on) as the kernel lists each one's children: reads of
+    the few processes of the tree, not of every process on the machine. None where a list cannot be read."""
+    found, todo = set(), [first]
+    while todo:
+        children = procfs.children(todo.pop())
+        if children is None:
+            return None
+        for pid in children:
+            if pid not in found and pid != first:
+                found.add(pid)
+                todo.append(pid)
     return found
 
 

@@ -14,6 +14,9 @@ import os
 import sys
 
 _HOOK_FRAMES = 12  # how far up a finder looks for the code that asked for the import
+# Made where this module is imported (the worker's first process), not in each test's process: a set built there would
+# touch every name, and each page of names it touches is a page that process copies.
+STANDARD = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names)
 
 
 def refusal(name: str, allowed: tuple[str, ...]) -> ModuleNotFoundError:
@@ -29,12 +32,12 @@ class StudentImports:
     def __init__(self, submission: str, allowed: tuple[str, ...]) -> None:
         self.submission = os.path.join(os.path.abspath(submission), "")
         self.allowed = tuple(allowed)
-        self.permitted = set(self.allowed) | set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+        self.permitted = frozenset(self.allowed)
 
     def refused(self, name: str, importer: str | None) -> bool:
         """Whether code in file ``importer`` may not import ``name`` (a dotted name; its top-level package decides)."""
         top = name.partition(".")[0]
-        if not importer or not importer.startswith(self.submission) or top in self.permitted:
+        if not importer or not importer.startswith(self.submission) or top in self.permitted or top in STANDARD:
             return False
         return not os.path.isfile(os.path.join(os.path.dirname(importer), top + ".py"))  # their own module beside it
 

@@ -27,6 +27,7 @@ import signal
 
 PR_SET_DUMPABLE = 4
 PR_SET_SECCOMP = 22
+LANDLOCK_CREATE_RULESET, LANDLOCK_RESTRICT_SELF = 444, 446  # the same number on every architecture
 SECCOMP_MODE_FILTER = 2
 F_SETOWN, F_SETOWN_EX = 8, 15
 FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902
@@ -54,7 +55,19 @@ class Isolation:
         self.first = first
         self.landlock = landlock
         self.program: bytes | None = _child_filter(first) if seccomp else None
-        self._buffer = None
+        # Everything a child's entry needs is made here, once: the child then only makes system calls. Python code run
+        # in a child writes to the pages of each object it touches (each a copy of a page of this process), and building
+        # a Landlock ruleset with landlockpy or loading a library with ctypes touches hundreds.
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._prctl = libc.prctl
+        self._prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong)
+        self._syscall = libc.syscall
+        self._syscall.restype = ctypes.c_long
+        self._domain = _nested_domain() if landlock else None
+        self._filter = None
+        if self.program is not None:
+            buffer = ctypes.create_string_buffer(self.program, len(self.program))
+            self._filter = (buffer, _Filter(len(self.program) // 8, ctypes.cast(buffer, ctypes.c_void_p)))
 
     @classmethod
     def prepare(cls, landlock: bool, seccomp: bool) -> Isolation:
@@ -97,23 +110,28 @@ class Isolation:
             if high > low + 1:
                 os.closerange(low + 1, high)
         signal.signal(signal.SIGIO, signal.SIG_DFL)
-        _prctl(PR_SET_DUMPABLE, 1)
+        self._prctl(PR_SET_DUMPABLE, 1, None, 0, 0)
         self.confine()
 
     def confine(self) -> None:
         """The nested Landlock domain and the filter that names the first process."""
         if self.landlock:
-            _nested_landlock()
-        if self.program is not None:
-            self._load(self.program)
+            self._enter_domain()
+        if self._filter is not None:
+            if self._prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(self._filter[1]), 0, 0) != 0:
+                raise IsolationError(f"the test's seccomp filter could not be loaded: {os.strerror(ctypes.get_errno())}")
 
-    def _load(self, program: bytes) -> None:
-        buffer = ctypes.create_string_buffer(program, len(program))
-        prog = _Filter(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl.argtypes = (ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong)
-        if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
-            raise IsolationError(f"the test's seccomp filter could not be loaded: {os.strerror(ctypes.get_errno())}")
+    def _enter_domain(self) -> None:
+        """Restrict this process to a Landlock domain made from ``_domain`` (the rights the first process chose): a
+        ruleset of its own, enforced and closed here, so that no ruleset is shared between tests."""
+        fd = self._syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(self._domain), ctypes.sizeof(self._domain), 0)
+        if fd < 0:
+            raise IsolationError(f"the test's Landlock ruleset could not be made: {os.strerror(ctypes.get_errno())}")
+        try:  # no_new_privs, which Landlock requires, is inherited: the first process set it with its own domain
+            if self._syscall(LANDLOCK_RESTRICT_SELF, fd, 0) != 0:
+                raise IsolationError(f"the test's Landlock domain could not be entered: {os.strerror(ctypes.get_errno())}")
+        finally:
+            os.close(fd)
 
 
 def _prctl(option: int, value: int) -> bool:
@@ -123,15 +141,23 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
-def _nested_landlock() -> None:
-    """A Landlock domain inside the first process's: it handles one right nobody is given (making block devices), so
-    the files stay as the outer domain allows; its scopes keep signals and abstract sockets inside it."""
+class _RulesetAttr(ctypes.Structure):
+    """The kernel's ``struct landlock_ruleset_attr`` up to ``scoped`` (ABI 6; an older kernel reads what it knows and
+    requires the rest to be zero, which landlockpy's choice of rights for that ABI makes it)."""
+
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+
+
+def _nested_domain() -> _RulesetAttr:
+    """The rights of a Landlock domain inside the first process's, as this kernel supports them (landlockpy decides):
+    it handles one right nobody is given (making block devices), so the files stay as the outer domain allows; its
+    scopes keep signals and abstract sockets inside it."""
     from landlockpy import AccessFS, AccessNet, Ruleset, Scope
 
     try:
         with Ruleset(handled_fs=AccessFS.MAKE_BLOCK, handled_net=AccessNet.NONE,
                      scoped=Scope.SIGNAL | Scope.ABSTRACT_UNIX_SOCKET) as ruleset:
-            ruleset.restrict()
+            return _RulesetAttr(int(ruleset.handled_fs), int(ruleset.handled_net), int(ruleset.scoped))
     except Exception as exc:  # noqa: BLE001
         raise IsolationError(f"the test's Landlock domain could not be made: {type(exc).__name__}: {exc}") from None
 

@@ -24,6 +24,7 @@ and the grader reads how.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import os
 import select
@@ -51,11 +52,18 @@ CHUNK = 1 << 20  # bytes of a reply the first process reads at a time
 
 def _prctl(option: int, value: int) -> bool:
     try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0) == 0
+        return _libc().prctl(option, value, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+@functools.cache
+def _libc():  # noqa: ANN202 - a ctypes.CDLL
+    """The C library, loaded once in the first process: loading it makes a class and a function object, which in each
+    test's process (its parent death signal) would cost a copy of every page they touch."""
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def volunteer_for_oom(score: int) -> None:
@@ -635,6 +643,9 @@ def _kill_leftovers(pgid: int, cleanup: str) -> None:
 def _children() -> list[int]:
     """This process's children (none where there is no /proc: the process group is then all we can end)."""
     me = os.getpid()
+    listed = procfs.children(me)
+    if listed is not None:
+        return listed
     return [pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.ppid == me]
 
 

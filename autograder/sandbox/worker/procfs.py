@@ -64,6 +64,25 @@ def status(pid: int | str) -> Status | None:
         return None
 
 
+def children(pid: int | str) -> list[int] | None:
+    """The processes whose parent is ``pid`` (any of its threads), as the kernel lists them: a few reads instead of
+    every process's stat. None where it does not list them (a kernel built without CONFIG_PROC_CHILDREN), ``pid`` is
+    gone, or a thread ended while they were read (its children went to another): the caller then reads every
+    process's parent instead."""
+    try:
+        threads = os.listdir(f"{PROC}/{pid}/task")
+    except OSError:
+        return None
+    found: list[int] = []
+    for tid in threads:
+        try:
+            with open(f"{PROC}/{pid}/task/{tid}/children", "rb") as f:
+                found += [int(child) for child in f.read().split()]
+        except (OSError, ValueError):
+            return None
+    return found if threads else None
+
+
 def owner(pid: int | str) -> int | None:
     """The owner of /proc/<pid>: the process's effective uid."""
     try:

@@ -132,6 +132,7 @@ def encode_result(value: Any) -> tuple[Any, list]:
     return tree, blobs
 
 
+_monotonic = time.monotonic  # the watch's clock, as the worker found it (student code may replace time.monotonic)
 STACK_MARK = b"\x00autograder-stack "  # sandbox.output finds the line that follows it, and keeps it from the student's output
 PIPE_BUF = 4096  # a write to a pipe of at most this many bytes is never interleaved with another process's or thread's
 
@@ -139,24 +140,50 @@ PIPE_BUF = 4096  # a write to a pipe of at most this many bytes is never interle
 class StackAtLimit:
     """Just before the grader stops a call at its limit, write where it is: the file, line and function a student is
     told it was stopped in. One ``os.write`` of at most ``PIPE_BUF`` bytes to stderr, which the grader collects with what
-    the code prints; so even a flood of output cannot split it. A thread, not a signal: the same on every platform."""
+    the code prints; so even a flood of output cannot split it. A thread, not a signal: the same on every platform.
+
+    One thread per process, started at its first ``arm`` and woken by each later one: starting and ending a thread
+    costs a test's process a millisecond or more, and a test arms the watch for its import and again for each call."""
 
     def __init__(self) -> None:
-        self.timer = None
+        self.armed: tuple[int, float] | None = None  # (thread to report on, monotonic time to report at)
+        self._wake = None  # released to make the watching thread look at ``armed`` again
+        self._watcher_pid = 0  # the process whose thread watches (a fork has none)
 
     def arm(self, request: dict) -> None:
-        import threading
+        import _thread
 
         limit = request.get("limit")
         if type(limit) in (int, float) and limit > 0:
-            self.timer = threading.Timer(max(limit - min(0.5, 0.2 * limit), 0.05), self._write, (threading.get_ident(),))
-            self.timer.daemon = True
-            self.timer.start()
+            self.armed = (_thread.get_ident(), _monotonic() + max(limit - min(0.5, 0.2 * limit), 0.05))
+            if self._watcher_pid != os.getpid():
+                self._wake = _thread.allocate_lock()
+                self._wake.acquire()
+                self._watcher_pid = os.getpid()
+                _thread.start_new_thread(self._watch, (self._wake,))
+            else:
+                try:
+                    self._wake.release()
+                except RuntimeError:  # already released: the watcher looks again anyway
+                    pass
 
     def disarm(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
+        self.armed = None
+
+    def _watch(self, wake) -> None:  # noqa: ANN001 - a _thread lock
+        reported = None
+        while True:
+            armed = self.armed
+            if armed is None or armed is reported:
+                wake.acquire()
+            elif _monotonic() >= armed[1]:
+                reported = armed
+                try:
+                    self._write(armed[0])
+                except BaseException:  # noqa: BLE001 - student code may have broken what it uses; the watch goes on
+                    pass
+            else:
+                wake.acquire(timeout=max(armed[1] - _monotonic(), 0))
 
     @staticmethod
     def _write(target: int) -> None:

@@ -63,3 +63,43 @@ def test_the_memory_map_lists_heap_anonymous_and_file_mappings():
     assert all(low < high for low, high, *_ in regions)
     anon.close()
     assert procfs.memory_map(2**31 - 1) == []  # no such process
+
+
+def test_children_are_those_of_every_thread_zombies_included():
+    import threading
+
+    sleeper = subprocess.Popen(["sleep", "30"])
+    ended = subprocess.Popen(["true"])
+    os.waitid(os.P_PID, ended.pid, os.WEXITED | os.WNOWAIT)  # a zombie is still a child until it is reaped
+    from_thread = []
+    started, finish = threading.Event(), threading.Event()
+
+    def fork_from_a_thread():
+        from_thread.append(subprocess.Popen(["sleep", "30"]))
+        started.set()
+        finish.wait()
+
+    thread = threading.Thread(target=fork_from_a_thread)
+    thread.start()
+    started.wait()
+    try:
+        listed = procfs.children(os.getpid())
+        if listed is None:
+            pytest.skip("this kernel does not list children (CONFIG_PROC_CHILDREN)")
+        assert {sleeper.pid, ended.pid, from_thread[0].pid} <= set(listed)
+        by_parent = {pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.ppid == os.getpid()}
+        assert set(listed) == by_parent
+    finally:
+        finish.set()
+        thread.join()
+        for child in (sleeper, from_thread[0]):
+            child.kill()
+            child.wait()
+        ended.wait()
+    assert procfs.children(2**22 + 1) is None  # no such process
+
+
+def test_no_children_where_proc_does_not_list_them(monkeypatch, tmp_path):
+    (tmp_path / "1" / "task" / "1").mkdir(parents=True)  # a task folder without a children file
+    monkeypatch.setattr(procfs, "PROC", str(tmp_path))
+    assert procfs.children(1) is None

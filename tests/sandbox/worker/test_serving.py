@@ -1,0 +1,44 @@
+"""A module's side of the wire: the watch that writes where a call was when its limit came."""
+
+import _thread
+import json
+import time
+
+from autograder.sandbox.worker import serving
+
+
+def reports(err: str) -> list[list]:
+    """The stacks the watch wrote, innermost frame first, from what was written to stderr."""
+    marker = serving.STACK_MARK.decode()
+    return [json.loads(line.split(marker, 1)[1]) for line in err.splitlines() if marker in line]
+
+
+def spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_a_call_at_its_limit_is_reported_once_and_each_call_by_one_thread(capfd):
+    watch = serving.StackAtLimit()
+    before = _thread._count()
+    for _ in range(2):  # reported before the limit (0.3 s less a fifth), each call again
+        watch.arm({"limit": 0.3})
+        spin(0.6)
+        watch.disarm()
+    stacks = reports(capfd.readouterr().err)
+    assert len(stacks) == 2 and all(stack[0][2] == "spin" and stack[1][2] == "test_a_call_at_its_limit_is_reported_once_and_each_call_by_one_thread"
+                                    for stack in stacks)
+    assert _thread._count() == before + 1  # one watching thread, woken by each arm
+
+
+def test_a_call_done_in_time_or_without_a_limit_is_not_reported(capfd):
+    watch = serving.StackAtLimit()
+    watch.arm({"limit": 0.3})
+    watch.disarm()
+    watch.arm({})  # no limit: nothing to watch
+    time.sleep(0.5)
+    watch.arm({"limit": 5})
+    spin(0.2)
+    watch.disarm()
+    assert reports(capfd.readouterr().err) == []
