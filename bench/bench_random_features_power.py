@@ -7,8 +7,9 @@ failures would be false failures), with the seeds the test uses replaced by fres
 - frequency law (row lengths and independence of consecutive rows): ``freq_fixed_norm_rows`` and
   ``freq_orthogonal_blocks`` at the hidden test's size, generator=None replaced by a seeded generator;
 - fresh draws per trial (random elements drawn at n_trials = 1 and 2, counted as the worker counts them):
-  ``error_frequencies_shared_by_trials`` and ``error_inputs_shared_by_trials``, each choice on a new seed (the counts
-  depend on the seed only through values that repeat);
+  ``error_frequencies_shared_by_trials``, ``error_inputs_shared_by_trials`` and ``error_mean_of_extra_trial`` (two
+  trials' draws at n_trials = 1), each choice on a new seed (the counts depend on the seed only through values that
+  repeat);
 - inputs of n_tokens rows (error at n_tokens=1 below 1e-4): ``error_n_tokens_fixed``.
 
 It prints, per check and variant, how often the check fails (power for a mistake, false failures for
@@ -56,13 +57,13 @@ def law_power(choices: int) -> None:
 
 
 def fresh_power(choices: int) -> None:
-    for name in ("reference", "error_frequencies_shared_by_trials", "error_inputs_shared_by_trials"):
+    for name in ("reference", "error_frequencies_shared_by_trials", "error_inputs_shared_by_trials", "error_mean_of_extra_trial"):
         module, start, failed = implementation(name), time.perf_counter(), 0
         for seed in range(80_000, 80_000 + choices):
             one, two = (metering.metered(module.approximation_error, (), dict(FRESH, n_trials=t, seed=seed), {"work": True})[1] for t in (1, 2))
             drawn = two["random_elements"] - one["random_elements"]
             new = two["random_distinct"] - one["random_distinct"]
-            failed += drawn < FRESH_PER_TRIAL or new < 0.9 * FRESH_PER_TRIAL
+            failed += drawn < FRESH_PER_TRIAL or new < 0.9 * FRESH_PER_TRIAL or one["random_elements"] >= 2 * drawn
         print(f"fresh draws        {name:38s} fails {failed}/{choices} ({time.perf_counter() - start:.0f} s)", flush=True)
 
 

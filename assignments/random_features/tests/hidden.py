@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from autograder.testkit import Background, Call, Seeded, describe, expect_true, problem_support, randn, tensor, test_case
+from autograder.testkit import Background, Call, Seeded, describe, expect_true, known_mistake, problem_support, randn, tensor, test_case
 
 OK_FORMAT = False
 name = "random_features_hidden"
@@ -177,6 +177,12 @@ def test_error_averages_fresh_draws(random_features):
     # 64 elements fewer per trial, reused inputs 768 fewer, a fixed number of trials none; a correct student draws
     # float64 normals, which repeat with chance about 1e-13 here (float32 ones about 1e-3 for one repeat, far from the
     # 83 the check allows).
+    # One trial's draws are what the second trial adds, however they are drawn (one tensor per input, all trials in one
+    # batch, frequencies first): the call at n_trials=1 must draw fewer than two of them. An average over n_trials + 1
+    # trials draws two trials' worth at n_trials=1 (its value has the right level, only a smaller spread, which no band
+    # of these tests can see at a price the speed budget allows). A correct implementation draws exactly one trial's worth
+    # at n_trials=1, and could fail only by drawing, outside its trials, as much as a whole trial again, which nothing in
+    # SPEC asks for: every fair variant draws nothing outside its trials.
     costs, calls = {}, {}
     for n_trials in (1, 2):
         calls[n_trials] = call = Call(random_features.approximation_error, n_trials=n_trials, **FRESH)
@@ -194,6 +200,12 @@ def test_error_averages_fresh_draws(random_features):
                 f"a second trial drew only {new} random values that the first had not drawn already: every trial should draw "
                 "new Q, K, V and new frequencies from one torch.Generator seeded once (seeding it again in each trial "
                 "draws the same numbers again)", called=calls[2].shown)
+    first = costs[1]["random_elements"]
+    expect_true(first < 2 * drawn,
+                f"with n_trials=1 approximation_error drew {first} random numbers from torch, with n_trials=2 {drawn} more: one trial "
+                "draws what the second trial added, so the call with n_trials=1 drew as much as two trials (or more); it should "
+                "average exactly n_trials trials (range(n_trials), each drawing its own Q, K, V and frequencies)\n"
+                + known_mistake("random_features", "error_mean_of_extra_trial"), called=calls[1].shown)
 
 
 @test_case(points=1, hidden=True)
