@@ -101,9 +101,9 @@ def frequency_shape_problems(W, D, n, v, budget):
     return problems
 
 
-def reference_errors(first_seed, D, num_features, **kwargs):
-    """The reference's single-trial errors for the SPREAD_SAMPLES seeds from ``first_seed`` on."""
-    return np.array([reference_value("random_features", "approximation_error", (D, num_features), dict(n_trials=1, seed=first_seed + i, **kwargs))
+def reference_errors(first_seed, D, num_features, n_trials=1, **kwargs):
+    """The reference's errors (single-trial unless ``n_trials`` says otherwise) for the SPREAD_SAMPLES seeds from ``first_seed`` on."""
+    return np.array([reference_value("random_features", "approximation_error", (D, num_features), dict(n_trials=n_trials, seed=first_seed + i, **kwargs))
                      for i in range(SPREAD_SAMPLES)])
 
 
