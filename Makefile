@@ -27,11 +27,13 @@ gradescope: $(STAMP)
 
 ## The whole suite: lint, the layers' import contracts (docs/architecture.md), the harness's tests (incl. validation),
 ## on TEST_WORKERS pytest-xdist processes (the suite mostly waits on workers and time limits; tests/conftest.py says which
-## files share one). `make test TEST_WORKERS=0` runs them all in this process.
+## files share one). `make test TEST_WORKERS=0` runs them all in this process. The Python files are compiled first: where
+## PYTHONDONTWRITEBYTECODE is set (as on CI) each of the suite's hundreds of grading processes would compile them again.
 TEST_WORKERS ?= 3
 test: $(STAMP)
 	$(PY) -m ruff check .
 	.venv/bin/lint-imports --no-cache
+	$(PY) -m compileall -q -j 0 autograder assignments tests bench
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 ## Public tests on the student stubs (what a student sees before starting).

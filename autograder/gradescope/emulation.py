@@ -79,10 +79,13 @@ def emulate(
     caps = caps or container.Caps(cpus=settings.cpus, memory_mb=settings.memory_mb)
     timeout_seconds = timeout_seconds or settings.timeout_minutes * 60
     environment = Path(environment or sys.prefix)
-    not_emulated = [f"the image: setup.sh is not run; {environment} stands in for {image.ENV_DIR}",
+    not_emulated = [f"the image: setup.sh is not run; {environment} stands in for {image.ENV_DIR} (only its last step, compiling "
+                    "the source, is done)",
                     "Docker's own confinement (seccomp profile, dropped capabilities, network): only the cgroup is emulated"]
     with layout.exclusive_root() as root:
         layout.lay_out(root, Path(autograder_zip), Path(submission))
+        if not image.compile_source(root / "source", environment):
+            not_emulated.append("the source's bytecode: compiling it as setup.sh does failed, so the run compiles it")
         group = None
         if limits:
             try:

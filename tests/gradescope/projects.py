@@ -21,7 +21,7 @@ def build_zip(dest: Path, problems: list[str] | None = None, call_seconds: float
     for name in COPIED:
         src = paths.ROOT / name
         if src.is_dir():
-            shutil.copytree(src, project / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            shutil.copytree(src, project / name)  # with its bytecode: the build in the copy need not compile again
         else:
             shutil.copy(src, project / name)
     manifest_path = project / "assignments" / "assignment.yaml"

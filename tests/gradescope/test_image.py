@@ -1,6 +1,8 @@
 """The image's files: exactly what setup.sh installs and from where, the environment, the pins, and run_autograder."""
 
 import shlex
+import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -99,3 +101,21 @@ def test_a_missing_pinned_package_is_a_clear_build_error(monkeypatch, assignment
     monkeypatch.setattr(image, "grading_requirements", lambda: ["no-such-package-anywhere==1.0"])
     with pytest.raises(build.BuildError, match="no-such-package-anywhere is not installed.*make autograder"):
         build.image_files(assignment)
+
+
+def test_setup_compiles_the_source_once_as_an_optional_step_after_the_installs(files):
+    lines = [line for line in files["setup.sh"].splitlines() if "compileall" in line]
+    assert len(lines) == 1 and lines[0].startswith(f"{image.ENV_DIR}/bin/python -m compileall ")
+    words = shlex.split(lines[0].split("||")[0])
+    assert words[-1] == image.SOURCE and "||" in lines[0]  # a failure only warns: each run then compiles
+    text = files["setup.sh"]
+    assert text.index("pip check") < text.index("compileall") < text.index(f"chmod 700 {image.SOURCE}")
+
+
+def test_an_emulated_image_compiles_the_source_as_setup_sh_does(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "harness.py").write_text("VALUE = 1\n")
+    assert image.compile_source(tmp_path, Path(sys.prefix))
+    assert list((tmp_path / "pkg" / "__pycache__").glob("harness.*.pyc"))
+    (tmp_path / "pkg" / "broken.py").write_text("def (\n")
+    assert not image.compile_source(tmp_path, Path(sys.prefix))

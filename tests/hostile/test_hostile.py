@@ -471,7 +471,7 @@ def _make_lab(root: Path, lean: bool, mode: modes.Mode, uid: int | None = None) 
     if uid is not None:
         os.chown(root, uid, uid)
     project = root / "project"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    ignore = shutil.ignore_patterns(".pytest_cache")  # bytecode kept (valid: copies keep mtimes), else every grade compiles the harness
     for name in ("autograder", "assignments", "reference"):
         shutil.copytree(REPO / name, project / name, ignore=ignore, symlinks=True)
     yaml_path = project / "assignments" / HOST / "problem.yaml"
