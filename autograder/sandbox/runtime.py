@@ -208,6 +208,18 @@ def make_private(paths: list[Path]) -> list[str]:
     return changed
 
 
+def _copy_worker_code(dest: Path) -> None:
+    """The worker's modules, with their bytecode where there is some: each worker then loads it rather than compiling
+    its modules again (about 50 ms of CPU per worker start). A copy keeps the source's mtime, which the bytecode is
+    checked against, so stale bytecode is never used (the worker compiles that module as it would without)."""
+    for name in WORKER_FILES:
+        shutil.copy2(WORKER_DIR / name, dest / name)
+        compiled = WORKER_DIR / "__pycache__" / f"{name[:-3]}.{sys.implementation.cache_tag}.pyc"
+        if name != "main.py" and compiled.is_file():  # main.py runs as a script: never from bytecode
+            (dest / "__pycache__").mkdir(exist_ok=True)
+            shutil.copy2(compiled, dest / "__pycache__" / compiled.name)
+
+
 @dataclass
 class Box:
     """One worker's folders: its code, the staged submissions (readable by its group only) and its scratch."""
@@ -226,17 +238,16 @@ class Box:
         root = Path(tempfile.mkdtemp(prefix="autograder-box-", dir=_reachable_tmp() if uid is not None else None))
         box = cls(root, root / "worker", root / "submissions", root / "scratch", gid, uid)
         box.worker.mkdir()
-        for name in WORKER_FILES:
-            shutil.copy(WORKER_DIR / name, box.worker / name)
+        _copy_worker_code(box.worker)
         box.submissions.mkdir()
         box.scratch.mkdir()
         if uid is not None:
             os.chmod(root, 0o711)
-            for path in [box.worker, *box.worker.iterdir()]:
+            for path in [box.worker, *box.worker.rglob("*")]:
                 os.chmod(path, 0o755 if path.is_dir() else 0o644)
             os.chown(box.scratch, uid, gid)
         box.admit(box.submissions)
-        box.remember([box.root, box.worker, *box.worker.iterdir()])
+        box.remember([box.root, box.worker, *box.worker.rglob("*")])
         os.chmod(box.scratch, 0o700)
         return box
 

@@ -3,6 +3,7 @@
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,20 @@ def test_the_python_roots_include_each_folder_a_link_to_the_interpreter_passes(t
     roots = runtime.python_roots()
     assert str(tmp_path / "home" / "bin") in roots and str(tmp_path / "venv") in roots
     assert str(tmp_path / "venv" / "bin") not in roots  # inside a root already
+
+
+def test_a_box_carries_the_worker_s_bytecode_and_the_worker_loads_it():
+    import compileall
+
+    assert compileall.compile_dir(str(runtime.WORKER_DIR), quiet=1)
+    box = runtime.Box.create()
+    try:
+        cached = sorted(p.name.split(".")[0] for p in (box.worker / "__pycache__").glob("*.pyc"))
+        assert cached == sorted(n[:-3] for n in runtime.WORKER_FILES if n != "main.py")
+        # As the worker starts (-I -B): the module comes from the box's bytecode, not from compiling its source.
+        code = f"import sys; sys.path.insert(0, {str(box.worker)!r}); import wire"
+        proc = subprocess.run([sys.executable, "-I", "-B", "-v", "-c", code], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert f"code object from '{box.worker / '__pycache__'}/wire." in proc.stderr
+    finally:
+        box.remove()
