@@ -99,32 +99,36 @@ def cached_folder(module: str, fingerprint_: str | None = None) -> Path:
     return CACHE / f"{module}-{(fingerprint_ or fingerprint(module))[:20]}"
 
 
-def _cache_fresh(module: str) -> bool:
-    return (cached_folder(module) / f"{module}.json").is_file()
+def _cache_fresh(module: str, fingerprint_: str) -> bool:
+    return (cached_folder(module, fingerprint_) / f"{module}.json").is_file()
 
 
-def refresh_cache(modules: list[str]) -> None:
-    """Re-record (in a separate process, which imports torch) the problems whose cached records are stale."""
-    stale = [m for m in modules if not _cache_fresh(m)]
+def refresh_cache(modules: list[str]) -> dict[str, str]:
+    """Re-record (in a separate process, which imports torch) the problems whose cached records are stale; the
+    fingerprint of each problem's records, as they now are in the cache."""
+    prints = {m: fingerprint(m) for m in modules}
+    stale = [m for m in modules if not _cache_fresh(m, prints[m])]
     if not stale:
-        return
+        return prints
     CACHE.mkdir(parents=True, exist_ok=True, mode=0o700)  # trusted data: only this user may write it
     with _locked(CACHE / ".lock"):
-        stale = [m for m in stale if not _cache_fresh(m)]  # another process may have recorded them meanwhile
+        stale = [m for m in stale if not _cache_fresh(m, prints[m])]  # another process may have recorded them meanwhile
         if not stale:
-            return
+            return prints
         code = str(paths.PACKAGE_DIR.parent)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [code, os.environ.get("PYTHONPATH")])))
         proc = subprocess.run([sys.executable, "-m", "autograder.staff.recording", "--cache", *stale], cwd=code, env=env,
                               capture_output=True, text=True)
         if proc.returncode != 0:
             raise MissingExpected(f"recording the expected values of {', '.join(stale)} failed:\n{proc.stdout}{proc.stderr}")
+    return prints | {m: fingerprint(m) for m in stale}  # what the recording read (a file may have changed meanwhile)
 
 
-def cached_store(module: str) -> Store:
-    """``module``'s records in the staff checkout's cache, recorded first if its sources changed."""
-    refresh_cache([module])
-    return Store.load(cached_folder(module), module)
+def cached_store(module: str, fingerprint_: str | None = None) -> Store:
+    """``module``'s records in the staff checkout's cache, recorded first if its sources changed (unless
+    ``fingerprint_`` says which records are current: ``refresh_cache`` just said so)."""
+    fingerprint_ = fingerprint_ or refresh_cache([module])[module]
+    return Store.load(cached_folder(module, fingerprint_), module)
 
 
 def save_cached(store_: Store, fingerprint_: str) -> None:
@@ -156,6 +160,9 @@ class _locked:
         self.file.close()
 
 
+_just_checked: dict[str, str] = {}  # fingerprints ``preload`` found current, so that ``store`` does not read every file again
+
+
 @functools.cache
 def store(module: str) -> Store:
     """The records of ``module``: shipped with the zip or handout, else the staff checkout's cache (re-recorded if stale)."""
@@ -165,15 +172,16 @@ def store(module: str) -> Store:
     if not (paths.REFERENCE / f"{module}.py").is_file():
         raise MissingExpected(f"no expected values are recorded for {module} (assignments/{SHIPPED_NAME}/{module}.json is missing); "
                               "tell the course staff")
-    return cached_store(module)
+    return cached_store(module, _just_checked.pop(module, None))
 
 
 def preload(modules: list[str]) -> None:
     """Open the records of ``modules`` now, before any student code runs (stale caches are re-recorded in one process)."""
     if not all((shipped_folder() / f"{m}.json").is_file() for m in modules) and all((paths.REFERENCE / f"{m}.py").is_file() for m in modules):
-        refresh_cache(modules)
+        _just_checked.update(refresh_cache(modules))
     for module in modules:
         store(module)
+    _just_checked.clear()  # a store loaded before holds; a later load checks its files again
 
 
 def reference_output(module: str, func: str, args: tuple, kwargs: dict) -> Any:

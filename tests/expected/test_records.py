@@ -112,3 +112,24 @@ def test_fingerprint_follows_reference_tests_and_mistakes(tmp_path, monkeypatch)
     seen.add(records.fingerprint(module))
     (root / "assignments" / module / "callables.py").write_text("def relu(x):\n    return x\n")
     assert records.fingerprint(module) not in seen  # and so do the functions its tests pass by name
+
+
+def test_preloading_from_the_cache_reads_each_problem_s_files_once(monkeypatch):
+    from autograder.model import manifest
+
+    modules = manifest.load().modules
+    records.refresh_cache(modules)  # recorded now if stale: this test counts what a grade's preload reads
+    counted = []
+    real = records.fingerprint
+    monkeypatch.setattr(records, "fingerprint", lambda module: counted.append(module) or real(module))
+    records.store.cache_clear()
+    try:
+        records.preload(modules)
+        assert sorted(counted) == sorted(modules)
+        assert all(records.store(m).module == m for m in modules)  # what was loaded is each problem's own store
+        records.store.cache_clear()
+        counted.clear()
+        records.store(modules[0])  # a store loaded later still checks its files
+        assert counted == [modules[0]]
+    finally:
+        records.store.cache_clear()
