@@ -33,7 +33,7 @@ TEST_WORKERS ?= 3
 test: $(STAMP)
 	$(PY) -m ruff check .
 	.venv/bin/lint-imports --no-cache
-	$(PY) -m compileall -q -j 0 autograder assignments tests bench
+	$(PY) -m compileall -q autograder assignments tests bench
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 ## Public tests on the student stubs (what a student sees before starting).

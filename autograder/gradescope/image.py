@@ -81,7 +81,7 @@ def constraints(requirements: list[str]) -> list[str]:
 # How setup.sh compiles the zip's Python files (and the emulation the laid-out source, as the image would have them):
 # a fresh container per submission would otherwise compile the harness and the test files on every run (a few tenths
 # of a second of CPU, twice that in wall time at Gradescope's half a core).
-COMPILE_SOURCE = ("-m", "compileall", "-q", "-j", "0")
+COMPILE_SOURCE = ("-m", "compileall", "-q")
 
 
 def setup_sh(requirements: list[str]) -> str:
