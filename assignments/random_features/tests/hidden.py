@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from autograder.testkit import Background, Call, Seeded, describe, expect_true, known_mistake, problem_support, randn, tensor, test_case
+from autograder.testkit import Background, Call, Seeded, describe, expect_true, known_mistake, problem_support, randn, revealing, tensor, test_case
 
 OK_FORMAT = False
 name = "random_features_hidden"
@@ -271,11 +271,11 @@ def test_error_with_one_trial_at_four_seeds(random_features):
     reference = np.log(SPREAD_ERRORS.result()[0])
     half = BAND_SE * reference.std(ddof=1) * math.sqrt(1 / len(logs) + 1 / SPREAD_SAMPLES)
     centre = float(np.mean(logs))
+    band = (f"is about {math.exp(reference.mean()):.4g} here (accepted [{math.exp(reference.mean() - half):.4g}, "
+            f"{math.exp(reference.mean() + half):.4g}])" if revealing() else "lies well away from that")
     expect_true(abs(centre - reference.mean()) <= half,
                 f"with n_trials=1 your errors average {math.exp(centre):.4g} (geometric mean over 4 seeds), while one trial's error "
-                f"is about {math.exp(reference.mean()):.4g} here (accepted [{math.exp(reference.mean() - half):.4g}, "
-                f"{math.exp(reference.mean() + half):.4g}]): average over exactly n_trials trials",
-                called=call.shown)
+                f"{band}: average over exactly n_trials trials", called=call.shown)
 
 
 @test_case(points=1, hidden=True)
@@ -297,7 +297,8 @@ def test_error_norms_over_the_whole_output(random_features):
     expect_true(values[smallest] <= reference[WHOLE_ABOVE],
                 f"with seeds {', '.join(map(str, WHOLE_SEEDS))} your errors are {', '.join(f'{v:.4g}' for v in values)}: each is "
                 f"larger than all but {WHOLE_ABOVE} of {len(reference)} runs of the definition with the same arguments and other "
-                f"seeds (median {np.median(reference):.4g}), which a correct implementation does with chance 4.1e-7. The error is "
+                f"seeds{f' (median {np.median(reference):.4g})' if revealing() else ''}, which a correct implementation does with "
+                "chance 4.1e-7. The error is "
                 "||rff_attention - exact||_F / ||exact||_F with the norms over the whole (n_tokens, D) output, not a ratio "
                 "per row averaged over the rows (huge for rows of the exact attention close to 0, which D = 1 makes common)\n"
                 + known_mistake("random_features", "error_norms_per_row"), called=calls[smallest].shown)
