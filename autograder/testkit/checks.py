@@ -182,8 +182,9 @@ def difference_array(got: Any, expected: Any, tol: Tolerance) -> str | None:
     first_i = np.unravel_index(first, arr.shape)
     worst_i = np.unravel_index(worst, arr.shape)
     text = f"{wrong_count} of {arr.size} entries differ ({tol.describe()}); first at index {_fmt_index(first_i)}"
-    if REVEAL.get():
-        text += f": expected {exp[first_i]:.10g}, got {float(arr[first_i]):.10g}"
+    if not REVEAL.get():  # the largest error, beside the student's own value, would give the expected value away
+        return text
+    text += f": expected {exp[first_i]:.10g}, got {float(arr[first_i]):.10g}"
     return text + f"; largest error {worst_err:.3g} at index {_fmt_index(worst_i)}"
 
 

@@ -1,4 +1,4 @@
-"""The zip's entry point gives what ``grade`` gives, entry for entry, and no hidden entry reveals a hidden value or test line.
+"""The zip's entry point gives what ``grade`` gives, entry for entry; no hidden entry reveals a hidden value, a figure computed from one, or a test line.
 
 Each submission is graded twice at once: by the zip's entry point in the emulated /autograder layout (a temporary
 folder laid out as Gradescope does, ``python -I source/run_grading.py``: the command ``run_autograder`` execs, without
@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -234,3 +235,41 @@ def test_no_hidden_entry_reveals_a_hidden_value_or_test_line(graded, hidden_valu
             assert not leaked, (entry["name"], leaked, entry["output"])
             quoted = [line for line in lines if line in entry["output"]]
             assert not quoted, (entry["name"], quoted)
+
+
+# ---- No hidden entry shows a figure derived from the reference's values ----
+
+SCALE = 1.37  # every float the reference recorded, scaled: any figure computed from them (a median, a band) moves
+
+
+def _scaled(value):
+    """A recorded value with every float scaled by ``SCALE`` (integers, booleans and shapes kept)."""
+    if isinstance(value, np.ndarray):
+        return value * value.dtype.type(SCALE) if np.issubdtype(value.dtype, np.floating) else value
+    if isinstance(value, float):
+        return value * SCALE
+    if isinstance(value, (list, tuple)):
+        return type(value)(_scaled(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _scaled(v) for k, v in value.items()}
+    return value
+
+
+def test_no_failed_hidden_entry_changes_when_the_reference_s_values_do(graded, monkeypatch):
+    # The check above finds recorded values themselves; a figure the test derives from them (the median of the
+    # reference's errors, an accepted band, a difference from the expected value) reveals them as well. Graded again
+    # with every recorded float scaled, each failed hidden entry must read exactly as before: what it says depends on
+    # the student's values only.
+    _, before = graded["wrong_hanging_crashing"]
+    real = records.reference_output
+    monkeypatch.setattr(records, "reference_output", lambda *args: _scaled(real(*args)))
+    with tempfile.TemporaryDirectory() as folder:
+        submission = SUBMISSIONS["wrong_hanging_crashing"](Path(folder) / "submission")
+        assignment = manifest.load()
+        after = results_json.to_results(grader.grade(submission, assignment, grader.Purpose.GRADING), assignment.gradescope.visibility)
+    hidden = {s.name for p in manifest.load().problems for s in grader.load_tests(p, include_hidden=True) if s.hidden}
+    failed = [e for e in before["tests"] if e["name"].split(": ", 1)[-1] in hidden and e["score"] < e["max_score"]]
+    assert len(failed) >= 10, [e["name"] for e in before["tests"]]
+    again = {e["name"]: e["output"] for e in after["tests"]}
+    changed = [f"{e['name']}:\n  before: {e['output']!r}\n  after:  {again.get(e['name'])!r}" for e in failed if again.get(e["name"]) != e["output"]]
+    assert not changed, "\n".join(changed)

@@ -58,6 +58,21 @@ def test_hidden_tests_do_not_reveal_values():
         checks.REVEAL.reset(token)
 
 
+def test_hidden_array_checks_say_where_but_no_figure_of_the_expected_values():
+    expected = np.array([[1.0, 2.0], [3.0, 4.0]])
+    got = expected + np.array([[0.0, 0.5], [0.0, 2.25]])
+    shown = checks.difference_array(got, expected, checks.FLOAT64)
+    assert "first at index (0, 1)" in shown and "expected 2" in shown and "largest error 2.25 at index (1, 1)" in shown
+    token = checks.REVEAL.set(False)
+    try:
+        hidden = checks.difference_array(got, expected, checks.FLOAT64)
+    finally:
+        checks.REVEAL.reset(token)
+    # The largest error beside the student's own value would give that expected value away.
+    assert hidden.startswith("2 of 4 entries differ") and hidden.endswith("first at index (0, 1)"), hidden
+    assert "2.25" not in hidden and "expected" not in hidden
+
+
 def test_wrong_kinds_are_described():
     assert "got None" in checks.difference(None, np.zeros(3))
     assert "expected 3 values" in checks.difference((1, 2), (np.zeros(1),) * 3)
