@@ -50,8 +50,8 @@ class Run:
 
     @property
     def stopped_calls(self) -> int:
-        """Calls stopped at their time limit."""
-        return self.refused[errors.TIMEOUT]
+        """Calls stopped at their time limit (also those the time rules put down to a busy machine)."""
+        return self.refused[errors.TIMEOUT] + self.refused[errors.BUSY]
 
     @property
     def calls_not_run(self) -> int:

@@ -13,6 +13,14 @@
 - Per submission: a deadline well ahead of Gradescope's overall timeout (set when grading starts on
   Gradescope). The rules above keep every submission far below it, so reaching it means the machine is
   slow: the calls it refuses say so, and that it is not the student's fault.
+- A busy machine: the limits are wall clock, so a machine that gives student code too little of a CPU could stop a
+  correct call. The worker's first process reads how long each call's process was ready to run but waited for a CPU
+  (``/proc/<pid>/task/*/schedstat``). A call stopped at its limit after waiting for at least ``STARVED_SHARE`` of it, or
+  a budget used up with that share of it spent waiting, is the machine's fault (kind ``busy``, and ``busy_not_run`` for the calls then not run): the student reads that it
+  is the grader's fault and to ask for a rerun, staff see it among the submissions that need attention, and the time
+  charged stays as above (the worst case does not move). Such a call still scores nothing, so code that makes itself
+  wait (busy processes of its own) gains no point. Where the kernel does not say (no /proc, the portable path), every
+  stop is the call's own.
 
 ``time_bound`` states the worst case; ``make gradescope`` and bench/bench_call_headroom.py measure it.
 """
@@ -33,6 +41,17 @@ from ..settings import BUDGET_FACTOR, DEADLINE_FRACTION, GRADER_SECONDS, RESTART
 from .observers import Observer
 
 DEADLINE_ENV = settings.AUTOGRADER_DEADLINE.name  # epoch seconds; the zip's entry point sets it when it starts
+
+
+# A call's process that waited for a CPU this share of its limit ran on less than a quarter of one: half of what
+# Gradescope's container gives (0.5 CPU, which the limits are measured against), so a correct call could be stopped.
+STARVED_SHARE = 0.75
+MACHINE_FAULT = "This is a fault of the grader, not of your code: ask the course staff to rerun the autograder."
+
+
+def starved(waited: float, seconds: float) -> bool:
+    """Whether time that spent ``waited`` of its ``seconds`` waiting for a CPU says the machine, not the code, was slow."""
+    return seconds > 0 and waited >= STARVED_SHARE * seconds
 
 
 def problem_budget(problem: Problem) -> float:
@@ -136,8 +155,10 @@ class CallGuard:
         self.deadline = deadline
         self.observer = observer or Observer()  # told the kind of every call stopped or not run (the run record on Gradescope)
         self.stopped: dict[tuple[str, str], float] = {}
+        self.starved: set[tuple[str, str]] = set()  # of ``stopped``: those stopped while the machine was too busy
         self.budgets: dict[str, float] = {}
         self.spent: dict[str, float] = {}
+        self.waited: dict[str, float] = {}  # per module: of what it was charged, the time its processes waited for a CPU
         self._restart_credit: dict[str, float] = {}
         self._ledger: list[Exchange] | None = None  # the session's exchanges, charged up to ``_charged``
         self._charged = 0
@@ -159,23 +180,39 @@ class CallGuard:
             finally:
                 self._charge_new(session)
         except StudentCallError as exc:
+            judged = exc
             if exc.kind == errors.TIMEOUT:
                 self.stopped[(worker_name, func)] = seconds
-            if exc.kind in (errors.TIMEOUT, *errors.NOT_RUN):
-                self.observer.call_refused(exc.kind)
-            raise
+                if starved(exc.waited, seconds):
+                    self.starved.add((worker_name, func))
+                    judged = StudentCallError(f"{exc} Of those {seconds:g} s it spent {exc.waited:.1f} s waiting for a CPU: this "
+                                              f"machine was too busy to time it fairly. {MACHINE_FAULT}", errors.BUSY, waited=exc.waited)
+            if judged.kind in (errors.TIMEOUT, errors.BUSY, *errors.NOT_RUN):
+                self.observer.call_refused(judged.kind)
+            if judged is exc:
+                raise
+            raise judged from None
 
     def admit(self, worker_name: str, func: str, shown: str, module: str, seconds: float) -> None:
         """Raise ``StudentCallError`` if this call must not run."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise StudentCallError(f"{shown} was not run: the autograder ran short of time on this machine. This is a fault of "
-                                   "the grader, not of your code: ask the course staff to rerun the autograder.", errors.DEADLINE)
+            raise StudentCallError(f"{shown} was not run: the autograder ran short of time on this machine. {MACHINE_FAULT}",
+                                   errors.DEADLINE)
         stopped = self.stopped.get((worker_name, func))
         if stopped is not None:
+            if (worker_name, func) in self.starved:
+                raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} was stopped at its limit of "
+                                       f"{stopped:g} s while this machine was too busy to time it fairly. {MACHINE_FAULT}", errors.BUSY_NOT_RUN)
             raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} ran past its limit of {stopped:g} s "
                                    f"and was stopped, so {func} is not called again.", errors.SKIPPED)
         budget = self.budgets.get(worker_name)
-        if budget is not None and self.spent.get(worker_name, 0.0) >= budget:
+        spent = self.spent.get(worker_name, 0.0)
+        if budget is not None and spent >= budget:
+            waited = self.waited.get(worker_name, 0.0)
+            if starved(waited, spent):
+                raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of "
+                                       f"{budget:g} s, but {waited:.1f} s of it was spent waiting for a CPU: this machine was too "
+                                       f"busy to time them fairly. {MACHINE_FAULT}", errors.BUSY_NOT_RUN)
             raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
                                    f"(a call that is stopped counts as the full {seconds:g} s).", errors.BUDGET)
 
@@ -194,6 +231,7 @@ class CallGuard:
         stopped exchange left unused, so a few crashing calls do not cost the module's other calls their time.
         """
         for done in exchanges:
+            self.waited[done.module] = self.waited.get(done.module, 0.0) + min(done.waited, done.limit if done.stopped else done.seconds)
             if done.stopped:
                 self.spent[done.module] = self.spent.get(done.module, 0.0) + done.limit
                 self._restart_credit[done.module] = max(done.limit - done.seconds, 0.0)

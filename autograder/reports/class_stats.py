@@ -3,7 +3,8 @@
 Every figure is a count over records; nothing is graded again. Pass rates count graded modules only: a
 module that is missing, unreadable or failed to import says nothing about which test is hard. A record the
 grader failed on (no problems in it) counts in none of the per-test or per-mistake figures, and shows in the
-"needs attention" list with the submissions that scored zero, could not be read, or timed out.
+"needs attention" list with the submissions that scored zero, could not be read, timed out, or were timed on a machine
+too busy to time them fairly (a rerun is due).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from ..model.scores import GradeReport
 FULL = 1e-9
 # The kinds of a failed call (sandbox.errors) that mean the code ran out of time.
 TIMED_OUT = ("timeout", "budget", "skipped")
+# The kinds that mean the grading machine was too busy or slow to time the code fairly: a rerun is due, not a zero.
+MACHINE_SLOW = ("busy", "busy_not_run", "deadline")
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,9 @@ def _reasons(report: GradeReport) -> list[str]:
         return [f"not graded: the grader failed ({report.notes[0] if report.notes else 'no record'})"]
     found = [f"could not read {p.module}: {p.status}" for p in report.unreadable]
     found += [f"not graded: {p.module}: {p.status}" for p in report.problems if p.kind == scores.NOT_GRADED]
+    slow = {p.module: sum(t.failure in MACHINE_SLOW for t in p.tests) for p in report.problems}
+    found += [f"rerun: the machine was too busy or slow to time {module} fairly ({n} test{'s' * (n != 1)})"
+              for module, n in slow.items() if n]
     timed = {p.module: sum(t.failure in TIMED_OUT for t in p.tests) for p in report.problems}
     found += [f"timed out: {module} ({n} test{'s' * (n != 1)})" for module, n in timed.items() if n]
     if report.points <= FULL and not found:

@@ -22,17 +22,22 @@ class SandboxFault(RuntimeError):
 RAISED, IMPORT, TIMEOUT, CRASH, GARBAGE, RESOURCE = "raised", "import", "timeout", "crash", "garbage", "resource"
 CHANGED_ARGUMENT = "changed_argument"  # it returned, but modified a tensor passed in
 SKIPPED, BUDGET, DEADLINE = "skipped", "budget", "deadline"  # not run, by the time rules
-NOT_RUN = (SKIPPED, BUDGET, DEADLINE)
+# Stopped at its limit, or not run after such a stop or a budget spent so, while the machine gave the code too little of
+# a CPU to time it fairly (the time rules judge it): the grader's fault, not the student's.
+BUSY, BUSY_NOT_RUN = "busy", "busy_not_run"
+NOT_RUN = (SKIPPED, BUDGET, DEADLINE, BUSY_NOT_RUN)
+MACHINE = (DEADLINE, BUSY, BUSY_NOT_RUN)  # the kinds that are the grading machine's fault, never the student's
 
 
 class StudentCallError(AssertionError):
     """A call into student code failed: it raised (``raised`` names the exception's type), timed out, crashed, returned
     garbage, or was not run; ``kind`` says which."""
 
-    def __init__(self, message: str, kind: str, raised: str = "") -> None:
+    def __init__(self, message: str, kind: str, raised: str = "", waited: float = 0.0) -> None:
         super().__init__(message)
         self.kind = kind
         self.raised = raised
+        self.waited = waited  # a call stopped at its limit: how long of it its process waited for a CPU
 
 
 class SandboxUnavailable(RuntimeError):
@@ -50,9 +55,10 @@ FLOOD_BYTES = 64 << 10  # printed during one call that ran out of time, more tha
 
 
 def timed_out(shown: str, seconds: float, frames: list[tuple[str, int, str]] | None = None, folder: str | None = None,
-              printed: int = 0) -> StudentCallError:
+              printed: int = 0, waited: float = 0.0) -> StudentCallError:
     """A call (or an import) past its limit, which was stopped; ``frames`` (most recent first) say where it was, the
-    ones in the submission's ``folder`` being the student's; ``printed``: the bytes it printed meanwhile."""
+    ones in the submission's ``folder`` being the student's; ``printed``: the bytes it printed meanwhile; ``waited``: the
+    seconds its process waited for a CPU (the time rules judge whether the machine, not the code, was slow)."""
     text = f"{shown} did not finish within the time limit of {seconds:g} s and was stopped."
     own = [f for f in frames or [] if folder and os.path.basename(os.path.dirname(f[0])) == folder]
     if own:
@@ -63,7 +69,7 @@ def timed_out(shown: str, seconds: float, frames: list[tuple[str, int, str]] | N
         size = f"{printed / (1 << 20):.1f} MB" if printed >= 1 << 20 else f"{printed >> 10} KB"
         text += (f" Meanwhile it printed {size} of output: printing that much is slow by itself, "
                  "so remove the print calls inside loops.")
-    return StudentCallError(text, TIMEOUT)
+    return StudentCallError(text, TIMEOUT, waited=waited)
 
 
 def crashed(shown: str, what: str) -> StudentCallError:

@@ -18,3 +18,4 @@ class Exchange:
     seconds: float
     limit: float
     stopped: bool
+    waited: float = 0.0  # of ``seconds``, how long its process was ready to run but waited for a CPU (0 where unknown)

@@ -44,6 +44,12 @@ class Overuse(Exception):
     """A call used more than it may of something other than time (the scratch folder's size)."""
 
 
+def waited_seconds(header: dict) -> float:
+    """The seconds a reply's ``waited`` says the module's process waited for a CPU (0 when it says nothing readable)."""
+    waited = header.get("waited")
+    return float(waited) if type(waited) in (int, float) and 0 <= waited < 1e6 else 0.0
+
+
 class WorkerProcess:
     """One live worker process and its pipes."""
 
@@ -54,6 +60,7 @@ class WorkerProcess:
             wire.widen_pipe(fd)
         self.setup = setup
         self.marker = secrets.token_hex(8)
+        self.stopped_waited = 0.0  # what the first process said of the last call it stopped (``interrupt``)
         scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
         env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
         who = setup.identity
@@ -127,7 +134,9 @@ class WorkerProcess:
         return wire.read_message(self.from_worker, read_exact, wire.MAX_REPLY_BYTES)
 
     def interrupt(self) -> bool:
-        """Kill only the module's child after a timeout (the worker forks a fresh one); False if that failed."""
+        """Kill only the module's child after a timeout (the worker forks a fresh one); False if that failed. The first
+        process says how long the child waited for a CPU during the call: ``stopped_waited``."""
+        self.stopped_waited = 0.0
         pid = self._host_pid()
         if pid is None:
             return False
@@ -137,6 +146,7 @@ class WorkerProcess:
             while True:  # skip what the stopped call may still have sent
                 header, _ = self.receive(deadline, watch=self.first_process_stopped)
                 if header.get("interrupted"):
+                    self.stopped_waited = waited_seconds(header)
                     return True
         except (TimeoutError, EOFError, OSError, wire.WireError, Overuse):
             return False

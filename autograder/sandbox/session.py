@@ -20,7 +20,7 @@ from . import codec, environment, errors, policy, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
-from .process import ModuleEnded, Overuse, UnreadableReply, WorkerProcess, how_it_ended
+from .process import ModuleEnded, Overuse, UnreadableReply, WorkerProcess, how_it_ended, waited_seconds
 from .setup import SandboxSetup
 from .worker import wire
 
@@ -178,7 +178,7 @@ class WorkerSession:
         request = dict(request, id=next(self._ids), limit=seconds)
         self._limits[request["module"]] = seconds
         start, printed = time.monotonic(), self.output.fed
-        stopped = True
+        stopped, waited = True, 0.0
         try:
             worker.send(request, blobs, start + seconds)
             header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker.host_pid))
@@ -197,13 +197,14 @@ class WorkerSession:
                 raise UnreadableReply(str(header["unreadable"])[:200])
             if "value" in header:
                 header["value_decoded"] = codec.decode_value(header["value"], out_blobs)
-            stopped = False
+            stopped, waited = False, waited_seconds(header)
             return header
         except TimeoutError:
-            self._stop(worker)
+            waited = worker.stopped_waited if self._stop(worker) else 0.0
             self.settle_output()  # the stack the module's process wrote just before its limit
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-            raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed) from None
+            raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed,
+                                   waited) from None
         except Overuse as exc:
             stopped = not self._stop(worker)  # only the module's process ended: the call costs the time it took
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")
@@ -228,7 +229,7 @@ class WorkerSession:
             raise errors.unreadable(shown, exc) from None
         finally:
             self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), time.monotonic() - start,
-                                           seconds, stopped))
+                                           seconds, stopped, waited))
 
     def _stop(self, worker: WorkerProcess) -> bool:
         """End the running call: only the module's child when the worker answers and the grader finds nothing of the call

@@ -14,8 +14,8 @@ from tests.helpers import reference_submission
 
 
 class FakeSession:
-    """Answers calls from a script: a value to return, or a StudentCallError kind to raise; each step may first record
-    the exchanges the call cost (``(op, seconds, stopped)``)."""
+    """Answers calls from a script: a value to return, or a StudentCallError kind to raise (or ``(kind, seconds it
+    waited for a CPU)``); each step may first record the exchanges the call cost (``(op, seconds, stopped[, waited])``)."""
 
     def __init__(self, script, costs=None):
         self.script, self.calls, self.exchanges = list(script), [], []
@@ -23,11 +23,13 @@ class FakeSession:
 
     def call(self, module, func, args, kwargs, seconds, shown):
         self.calls.append(func)
-        for op, spent, stopped in self.costs.pop(0) if self.costs else []:
-            self.exchanges.append(Exchange(module, op, func if op == "call" else "", spent, seconds, stopped))
+        for op, spent, stopped, *waited in self.costs.pop(0) if self.costs else []:
+            self.exchanges.append(Exchange(module, op, func if op == "call" else "", spent, seconds, stopped, *waited))
         step = self.script.pop(0)
         if isinstance(step, str):
             raise StudentCallError(f"{shown} failed", step)
+        if isinstance(step, tuple):
+            raise StudentCallError(f"{shown} failed", step[0], waited=step[1])
         return step
 
 
@@ -44,6 +46,40 @@ def test_a_function_stopped_once_is_not_called_again_but_the_others_are():
     assert err.value.kind == "skipped" and "ran past its limit of 5 s" in str(err.value)
     assert run(guard, session, "qkv") == 42
     assert session.calls == ["softmax", "qkv"]
+
+
+def test_a_call_stopped_while_it_waited_for_a_cpu_is_the_machine_s_fault_and_so_is_not_calling_it_again():
+    # Limit 5 s: 4 s of it waiting for a CPU is past STARVED_SHARE (it ran on less than a quarter of one).
+    session, guard = FakeSession([("timeout", 4.0)]), time_rules.CallGuard()
+    with pytest.raises(StudentCallError) as err:
+        run(guard, session, "softmax")
+    text = str(err.value)
+    assert err.value.kind == "busy" and text.startswith("m.softmax() failed") and "4.0 s waiting for a CPU" in text
+    assert "not of your code" in text
+    with pytest.raises(StudentCallError) as again:
+        run(guard, session, "softmax")
+    assert again.value.kind == "busy_not_run" and "too busy" in str(again.value) and session.calls == ["softmax"]
+
+
+def test_a_call_stopped_while_it_ran_is_its_own_fault_however_loaded_the_rest_of_the_time():
+    session, guard = FakeSession([("timeout", 3.7)]), time_rules.CallGuard()  # just under 0.75 of 5 s
+    with pytest.raises(StudentCallError) as err:
+        run(guard, session, "softmax")
+    assert err.value.kind == "timeout" and "too busy" not in str(err.value)
+    assert time_rules.starved(3.75, 5.0) and not time_rules.starved(3.74, 5.0) and not time_rules.starved(0.0, 0.0)
+
+
+@pytest.mark.parametrize(("waited", "kind"), [(1.0, "budget"), (12.0, "busy_not_run")])
+def test_a_budget_used_up_waiting_for_a_cpu_is_the_machine_s_fault(waited, kind):
+    # Budget 12 s: three calls of 5 s (15 s charged), of which each waited ``waited`` / 3 for a CPU.
+    session = FakeSession([1, 2, 3], costs=[[("call", 5.0, False, waited / 3)]] * 3)
+    guard = time_rules.CallGuard()
+    guard.set_budget("m", 12.0)
+    assert [run(guard, session, "f") for _ in range(3)] == [1, 2, 3]
+    with pytest.raises(StudentCallError) as err:
+        run(guard, session, "g")
+    assert err.value.kind == kind and "used up their time budget of 12 s" in str(err.value)
+    assert ("not of your code" in str(err.value)) == (kind == "busy_not_run")
 
 
 def test_a_call_that_raises_or_crashes_is_called_again():
@@ -159,6 +195,32 @@ def test_a_hanging_function_costs_one_limit_and_the_rest_of_the_problem_still_ru
     skipped = [m for m in messages if "softmax_attention is not called again" in m]
     assert len(stopped) == 1 and skipped, messages
     assert any(t.passed for t in result.tests)  # the other functions of the problem were still graded
+
+
+STARVED = """
+
+def softmax_attention(*args, **kwargs):
+    import os
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    for _ in range(6):  # busy processes on its one CPU: it runs for at most a seventh of the time, as on a crowded machine
+        if os.fork() == 0:
+            while True:
+                pass
+    while True:
+        pass
+"""
+
+
+def test_a_call_starved_of_cpu_is_graded_as_the_machine_s_fault_through_the_real_sandbox(assignment, tmp_path):
+    problem = assignment.problem("qkv_arithmetic")
+    quick = dataclasses.replace(problem, limits=dataclasses.replace(problem.limits, call_seconds=1.5))
+    sub = reference_submission(tmp_path / "sub", replace={"qkv_arithmetic": (paths.REFERENCE / "qkv_arithmetic.py").read_text() + STARVED})
+    (result,) = grader.grade(sub, dataclasses.replace(assignment, problems=(quick,)), grader.Purpose.GRADING).problems
+    busy = [t for t in result.tests if t.failure in ("busy", "busy_not_run")]
+    assert busy and all("too busy to time" in t.message and "not of your code" in t.message for t in busy), [t.message for t in result.tests]
+    assert any(t.failure == "busy" and "did not finish within the time limit of 1.5 s" in t.message for t in busy)
+    assert not [t for t in result.tests if t.failure in ("timeout", "skipped")]  # none of it is put down to the code
+    assert not any(t.passed for t in busy) and any(t.passed for t in result.tests)  # no point for it; the rest still graded
 
 
 def test_a_reset_between_calls_that_replaced_the_worker_is_charged_before_the_next_call():

@@ -70,3 +70,11 @@ def test_needs_attention_lists_zero_ungraded_unreadable_and_timed_out_with_the_r
     assert found["slow"].reasons == ("timed out: q (2 tests)",) and found["slow"].total == "1"
     assert found["unread"].reasons == ("could not read q: q.py could not be read: it Bad CRC-32",)
     assert found["zero"].reasons == ("scored 0",) and found["zero"].students == "Zed"
+
+
+def test_needs_attention_asks_for_a_rerun_where_the_machine_was_too_busy_or_slow():
+    crowded = make_report("crowded", {"p": [("t1", 1, False)], "q": [("u", 1, False), ("v", 1, True)]})
+    crowded.problems[0].tests[0].failure, crowded.problems[1].tests[0].failure = "busy", "deadline"
+    found = {a.submission: a for a in class_stats.needs_attention({"crowded": crowded})}
+    assert found["crowded"].reasons == ("rerun: the machine was too busy or slow to time p fairly (1 test)",
+                                        "rerun: the machine was too busy or slow to time q fairly (1 test)")

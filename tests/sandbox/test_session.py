@@ -1,4 +1,5 @@
-"""The worker session: a module's process that ends during a call costs that call, not the worker."""
+"""The worker session: a module's process that ends during a call costs that call, not the worker; a stopped call says how
+long it waited for a CPU."""
 
 import os
 import signal
@@ -26,6 +27,17 @@ def slow(seconds):
     import time
     time.sleep(seconds)
     return 0
+
+def spin(hogs):
+    """Run until stopped; with ``hogs``, on one CPU shared with that many busy processes of its own (they starve it)."""
+    if hogs:
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    for _ in range(hogs):
+        if os.fork() == 0:
+            while True:
+                pass
+    while True:
+        pass
 '''
 
 
@@ -81,3 +93,22 @@ def test_what_the_grader_finds_left_after_a_call_ends_costs_the_worker(session, 
     monkeypatch.undo()
     assert session.call("crashing", "fine", (3,), {}, 10, "crashing.fine(3)") == 4
     assert session.restarts == restarts + 1 and session._worker.host_pid != pid
+
+
+def test_a_stopped_call_says_how_long_its_process_waited_for_a_cpu(session):
+    # The first process reads it in /proc (schedstat), never from the module's process. Starved by six busy processes on
+    # its one CPU, the call runs for at most a seventh of its limit, however loaded the machine; alone, it runs for more.
+    waited = {}
+    for hogs in (6, 0):
+        with pytest.raises(errors.StudentCallError) as raised:
+            session.call("crashing", "spin", (hogs,), {}, 2, f"crashing.spin({hogs})")
+        assert raised.value.kind == errors.TIMEOUT, str(raised.value)
+        waited[hogs] = raised.value.waited
+        assert session.exchanges[-1].stopped and session.exchanges[-1].waited == waited[hogs]
+    assert waited[6] >= 0.8 * 2 and waited[0] < waited[6], waited
+
+
+def test_an_answered_call_says_how_long_its_process_waited_for_a_cpu(session):
+    assert session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)") == 2
+    done = session.exchanges[-1]
+    assert (done.op, done.stopped) == ("call", False) and 0 <= done.waited <= done.seconds

@@ -259,6 +259,8 @@ class FirstProcess:
         self.request_id = None  # the id of the grader's request being answered
         self.child: ModuleChild | None = None
         self.interrupted = False  # SIGUSR1 came since the module's child was forked
+        self.delay_before: float | None = None  # the child's wait for a CPU when the current request reached it
+        self.waited: float | None = None  # how long it waited for one during that request, once it answered or was stopped
         self.fault = ""  # why this process could not confine itself
         self.isolation: Isolation | None = None
         # Before any student code: what the wipe restores (a module may chmod the folder so that its owner cannot list it).
@@ -330,6 +332,7 @@ class FirstProcess:
         except OSError:
             pass
         self.child = ModuleChild(pid, pid, ends)
+        self.delay_before = 0.0  # a new process has waited for nothing yet
         for fd in (ends.child_req, ends.child_rep, ends.child_out):
             os.close(fd)
         self.child.pidfd = _pidfd(pid)
@@ -337,6 +340,7 @@ class FirstProcess:
 
     def relay_request(self, request: dict, blobs: list) -> None:
         """Pass a call on to the module's child, then its answer back."""
+        self.delay_before = procfs.run_delay(self.child.pid) if self.child is not None and self.child.pid else None
         try:
             wire.write_message(self.child.ends.parent_req, request, blobs)
         except OSError:
@@ -359,6 +363,9 @@ class FirstProcess:
             self.reply({"ok": False, "unreadable": str(exc)[:200]})
             return
         self.relay_output()  # what the module printed before it answered reaches the grader first
+        self.note_wait()
+        if self.waited is not None:  # said by this process, never by the child (``_answer`` keeps none of its own keys)
+            answer["waited"] = round(self.waited, 4)
         _write(self.fd_out, wire.frame(dict(answer, id=self.request_id), table))
         left = sum(size for size, _dtype in table)
         while left:  # streamed: the first process never holds a reply's arrays
@@ -425,7 +432,7 @@ class FirstProcess:
         if self.interrupted:
             _discard_input(self.fd_in)  # the rest of a request sent only in part
             self.request_id = None
-            self.reply({"ok": True, "interrupted": True})
+            self.reply({"ok": True, "interrupted": True, **({"waited": round(self.waited, 4)} if self.waited is not None else {})})
         else:
             self.reply({"ok": False, "ended": -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)})
 
@@ -480,9 +487,16 @@ class FirstProcess:
         if self.args.cleanup == "uid" and self.args.landlock is None:  # under Landlock nothing of the sandbox can be there
             cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
 
+    def note_wait(self) -> None:
+        """How long the module's child waited for a CPU since the current request reached it (None: not known here)."""
+        now = procfs.run_delay(self.child.pid) if self.child is not None and self.child.pid else None
+        self.waited = None if now is None or self.delay_before is None else max(now - self.delay_before, 0.0)
+
     def on_interrupt(self, signum, frame) -> None:
-        """SIGUSR1: the call ran out of time; kill the module's child (``child_gone`` then tells the grader)."""
+        """SIGUSR1: the call ran out of time; kill the module's child (``child_gone`` then tells the grader), after
+        noting how long it waited for a CPU (the grader tells a slow call from a starved one by it)."""
         self.interrupted = True
+        self.note_wait()
         child = self.child
         if child is not None and child.pid:
             try:

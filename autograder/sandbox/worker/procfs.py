@@ -149,6 +149,22 @@ def standing(pid: int | str) -> Standing | None:
         return None
 
 
+def run_delay(pid: int | str) -> float | None:
+    """Seconds the threads of ``pid`` alive now have spent ready to run but waiting for a CPU (``schedstat``'s second
+    field), or None where the kernel does not say (no /proc, no scheduler statistics) or the process is gone."""
+    total = 0
+    try:
+        for tid in os.listdir(f"{PROC}/{pid}/task"):
+            try:
+                with open(f"{PROC}/{pid}/task/{tid}/schedstat", "rb") as f:
+                    total += int(f.read().split()[1])
+            except FileNotFoundError:
+                continue  # a thread that ended while the others were read
+    except (OSError, ValueError, IndexError):
+        return None
+    return total / 1e9
+
+
 IOPRIO_GET = {"x86_64": 252, "aarch64": 31}  # the syscall's number: the C library has no wrapper
 
 
