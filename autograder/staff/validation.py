@@ -30,6 +30,7 @@ from ..grading.runner import load_tests
 from ..model import manifest, paths
 from ..model.manifest import Assignment, Problem
 from ..model.scores import ProblemResult
+from ..sandbox import errors
 from ..sandbox.session import WorkerSession
 from . import solutions, templating
 
@@ -50,6 +51,11 @@ class Outcome:
         if self.kind == "stub":
             return self.result.points == 0
         return not full
+
+    @property
+    def machine_slow(self) -> bool:
+        """Whether a test failed because the machine was too busy or slow to time the code (a rerun is due, no verdict)."""
+        return any(t.failure in errors.MACHINE for t in self.result.tests)
 
     @property
     def expectation(self) -> str:
@@ -92,7 +98,8 @@ class Row:
 
 def variant_rows(problem: Problem) -> list[Row]:
     """Reference, stub, mistakes and fair alternatives, graded with public and hidden tests."""
-    return [Row(o.label, o.expectation, f"{o.result.points:g}/{o.result.max_points:g}", o.as_expected)
+    return [Row(o.label, o.expectation, f"{o.result.points:g}/{o.result.max_points:g}"
+                + (" (the machine was too busy to time it: rerun)" if o.machine_slow and not o.as_expected else ""), o.as_expected)
             for o in grade_variants(problem)]
 
 

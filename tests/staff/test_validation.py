@@ -41,3 +41,15 @@ def test_statistical_checks_name_the_known_mistake_whose_law_they_recognise(grad
                  "error_norms_per_row"):
         failed = [t for t in outcomes[f"mistake:{name}"].result.tests if name in t.mistakes]
         assert failed and all("Hint: " in t.message for t in failed), name
+
+
+def test_a_variant_that_lost_points_to_a_busy_machine_says_so():
+    from autograder.model.scores import ProblemResult, TestResult
+    from autograder.staff.validation import Outcome
+
+    result = ProblemResult("p", "P")
+    result.tests = [TestResult("p", "t", 1.0, True, False, "stopped; the machine was too busy", failure="busy"),
+                    TestResult("p", "u", 1.0, True, True, "")]
+    assert Outcome("reference", "reference", result).machine_slow
+    result.tests[0].failure = "timeout"
+    assert not Outcome("reference", "reference", result).machine_slow
