@@ -45,6 +45,8 @@ DEADLINE_ENV = settings.AUTOGRADER_DEADLINE.name  # epoch seconds; the zip's ent
 
 # A call's process that waited for a CPU this share of its limit ran on less than a quarter of one: half of what
 # Gradescope's container gives (0.5 CPU, which the limits are measured against), so a correct call could be stopped.
+# The kernel counts a CPU quota's throttling as waiting too (measured: a busy loop under a 0.5-CPU quota waits 50% of
+# its time), so on Gradescope every call waits about half its time: well under this share.
 STARVED_SHARE = 0.75
 MACHINE_FAULT = "This is a fault of the grader, not of your code: ask the course staff to rerun the autograder."
 
