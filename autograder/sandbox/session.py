@@ -228,8 +228,9 @@ class WorkerSession:
             self._mark_if_import(request, f"{shown} sent back something unreadable")
             raise errors.unreadable(shown, exc) from None
         finally:
-            self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), time.monotonic() - start,
-                                           seconds, stopped, waited))
+            took = time.monotonic() - start  # the first process's window lies inside this one, give or take its rounding
+            self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), took, seconds, stopped,
+                                           min(waited, took)))
 
     def _stop(self, worker: WorkerProcess) -> bool:
         """End the running call: only the module's child when the worker answers and the grader finds nothing of the call

@@ -202,6 +202,7 @@ STARVED = """
 def softmax_attention(*args, **kwargs):
     import os
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    os.nice(19)  # with its busy processes at the lowest priority: the rest of the machine hardly notices them
     for _ in range(6):  # busy processes on its one CPU: it runs for at most a seventh of the time, as on a crowded machine
         if os.fork() == 0:
             while True:
