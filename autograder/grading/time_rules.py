@@ -16,11 +16,11 @@
 - A busy machine: the limits are wall clock, so a machine that gives student code too little of a CPU could stop a
   correct call. The worker's first process reads how long each call's process was ready to run but waited for a CPU
   (``/proc/<pid>/task/*/schedstat``). A call stopped at its limit after waiting for at least ``STARVED_SHARE`` of it, or
-  a budget used up with that share of it spent waiting, is the machine's fault (kind ``busy``, and ``busy_not_run`` for the calls then not run): the student reads that it
-  is the grader's fault and to ask for a rerun, staff see it among the submissions that need attention, and the time
-  charged stays as above (the worst case does not move). Such a call still scores nothing, so code that makes itself
-  wait (busy processes of its own) gains no point. Where the kernel does not say (no /proc, the portable path), every
-  stop is the call's own.
+  a budget used up with that share of it spent waiting, is the machine's fault (kind ``busy``; ``busy_not_run`` for the
+  calls then not run): the student reads that it is the grader's fault and to ask for a rerun, staff see it among the
+  submissions that need attention, and the time charged stays as above (the worst case does not move). Such a call
+  still scores nothing, so code that makes itself wait (busy processes of its own) gains no point. Where the kernel
+  does not say (no /proc, the portable path), every stop is the call's own.
 
 ``time_bound`` states the worst case; ``make gradescope`` and bench/bench_call_headroom.py measure it.
 """
