@@ -26,8 +26,8 @@ gradescope: $(STAMP)
 	$(PY) bench/bench_fair_in_container.py
 
 ## The whole suite: lint, the layers' import contracts (docs/architecture.md), the harness's tests (incl. validation),
-## on TEST_WORKERS pytest-xdist processes (the suite mostly waits on workers and time limits; tests/conftest.py says which
-## files share one). `make test TEST_WORKERS=0` runs them all in this process. The Python files are compiled first: where
+## on TEST_WORKERS pytest-xdist processes (three keep two cores busy: the grading runs use the CPU, the time limits wait;
+## tests/conftest.py says which files share one). `make test TEST_WORKERS=0` runs them all in this process. The Python files are compiled first: where
 ## PYTHONDONTWRITEBYTECODE is set (as on CI) each of the suite's hundreds of grading processes would compile them again.
 TEST_WORKERS ?= 3
 test: $(STAMP)
