@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
         policy.detect_soon()  # the probes run in their own processes while this one imports the command
     from .model.manifest import ManifestError
-    from .sandbox.errors import SandboxUnavailable
+    from .sandbox.errors import SandboxFault, SandboxUnavailable
 
     parser = build_parser(only=named)
     args, extra = parser.parse_known_args(argv)
@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     except ManifestError as exc:
         print(f"error: manifest problem: {exc}", file=sys.stderr)
         return 2
+    except SandboxFault as exc:
+        print(f"error: the sandbox failed on this machine (a fault of the grader or the machine, not of the code "
+              f"graded), so nothing was graded: {exc}", file=sys.stderr)
+        return 3
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -66,3 +66,18 @@ def test_only_the_command_named_is_imported():
     assert "autograder.commands.check" not in _modules_after(["grade", "--help"])
     # a misspelt command still gets the list of every command
     assert "autograder.commands.staff.grade" in _modules_after(["chek"])
+
+
+def test_a_sandbox_that_fails_is_the_machine_s_fault_in_plain_words(monkeypatch, capsys):
+    # A worker that does not start (here: one whose Python cannot import the worker's own modules) is no student's fault.
+    from autograder.grading import selfcheck
+    from autograder.sandbox.errors import SandboxFault
+
+    def fails(*args, **kwargs):
+        raise SandboxFault("the grading worker did not start (EOFError); output:\nModuleNotFoundError: No module named 'numpy'")
+
+    monkeypatch.setattr(selfcheck, "run", fails)
+    assert cli.main(["check", "-p", "qkv_arithmetic"]) == 3
+    err = capsys.readouterr().err
+    assert err.startswith("error: the sandbox failed on this machine") and "not of the code graded" in err
+    assert "No module named 'numpy'" in err and "Traceback" not in err

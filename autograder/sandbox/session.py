@@ -83,9 +83,9 @@ class WorkerSession:
             except (TimeoutError, EOFError, wire.WireError) as exc:
                 output = self.output.text()[-2000:]
                 self._worker.kill()
-                raise RuntimeError(f"the grading worker did not start ({type(exc).__name__}); output:\n{output}") from None
+                raise SandboxFault(f"the grading worker did not start ({type(exc).__name__}); output:\n{output}") from None
             if not header.get("ready"):
-                raise RuntimeError("the grading worker sent an unexpected greeting")
+                raise SandboxFault("the grading worker sent an unexpected greeting")
             if header.get("fault"):  # said before any student code ran: the only fault the grader believes
                 self._worker.kill()
                 raise SandboxFault(f"the sandbox could not confine the worker: {str(header['fault'])[:2000]}")
