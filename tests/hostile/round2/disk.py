@@ -1,15 +1,23 @@
-"""Round 2, the disk (findings 3, 4, 10): a folder tree deeper than Python's recursion limit (made with dir_fd), tens of
-thousands of hard links, and a thread that keeps writing after each call returns."""
+"""Round 2, the disk (findings 3, 4, 10): a folder tree deeper than Python's recursion limit (made with dir_fd), more
+hard links than the grader's cap on scratch entries, and a thread that keeps writing after each call returns.
+
+Each attack goes just past what it tests and no further: its calls' time is charged to the module's budget like any
+other, and on a slow disk (scratch on ext4 in the modes without bubblewrap's tmpfs) tens of thousands of operations
+took enough of it to cost the attacker honest points, which would hide what the test is about."""
 
 import os
+import sys
 import threading
+
+DEEPER_THAN_RECURSION = sys.getrecursionlimit() + 200
+MORE_THAN_THE_ENTRY_CAP = 12_000  # the grader stops a call past 10,000 entries in scratch (cleanup.MAX_ENTRIES)
 
 
 def _scratch() -> str:
     return os.environ.get("TMPDIR") or "/tmp"
 
 
-def _deep(levels: int = 3000) -> int:
+def _deep(levels: int = DEEPER_THAN_RECURSION) -> int:
     fd, made = os.open(_scratch(), os.O_RDONLY | os.O_DIRECTORY), 0
     try:
         for _ in range(levels):
@@ -24,7 +32,7 @@ def _deep(levels: int = 3000) -> int:
     return made
 
 
-def _links(count: int = 30000) -> int:
+def _links(count: int = MORE_THAN_THE_ENTRY_CAP) -> int:
     base = os.path.join(_scratch(), "l")
     made = 0
     try:
