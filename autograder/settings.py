@@ -120,9 +120,6 @@ UID_COUNT = _tunable("UID_COUNT", 512, "sandbox/identity.py",
                      "how many sandbox uids may be leased at once from AUTOGRADER_UID_BASE (one per worker)")
 OUTPUT_LIMIT = _tunable("OUTPUT_LIMIT", 64 * 1024, "sandbox/output.py",
                         "bytes of a module's printed output kept for the student's report (the rest is cut)")
-SPARES = _tunable("SPARES", min(max(os.cpu_count() or 2, 2), 4), "sandbox/portable.py",
-                  "on the portable path, children importing torch ahead of the modules that will need them "
-                  "(the machine's cores, 2 to 4)")
 
 # Recorded expected values.
 KEEP_CACHED = _tunable("KEEP_CACHED", 16, "expected/records.py",

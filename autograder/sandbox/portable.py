@@ -1,10 +1,16 @@
 """The portable worker path: a self-check runs student code out of process where the Linux sandbox cannot.
 
 On macOS, Windows, or a Linux Python without ``fcntl``/``resource``/``os.fork``/``/proc``, ``check``
-runs each module in a child Python of its own (``worker/portable_main.py``), started with ``subprocess``;
-pipes are read by threads and a call past its time limit ends the child. Same wire, same messages as
-the sandbox, but no memory limit and no file or network confinement: it is for a student's own code
-on their own machine. Staff commands never use it (``refuse_unsandboxed``).
+runs student code in a child Python (``worker/portable_main.py``), started with ``subprocess``; pipes are read by
+threads and a call past its time limit ends the child. Same wire, same messages as the sandbox, but no memory limit and
+no file or network confinement: it is for a student's own code on their own machine. Staff commands never use it
+(``refuse_unsandboxed``).
+
+What each child isolates: the modules from the grader, always (a hang, a crash, an exit or a flood ends the child, not
+the check); one module from the next only as far as ``worker/reuse`` compares: a child serves the modules in turn (one
+torch import per check, the cost of a check) while each leaves it as it found it, and is replaced when one does not,
+or when a call is stopped or the child ends. The tests of one module share its child (public tests only: the
+per-test process that hides hidden tests' timing from a submission would cost a torch import each).
 """
 
 from __future__ import annotations
@@ -23,7 +29,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..settings import SPARES
 from . import codec, environment, errors, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
@@ -35,7 +40,8 @@ WORKER = Path(__file__).resolve().parent / "worker" / "portable_main.py"
 
 def describe(reason: str) -> str:
     """The protections line of a portable self-check."""
-    return (f"sandbox: portable path ({reason}): each module in a child process of its own, per-call time limit; "
+    return (f"sandbox: portable path ({reason}): student code in a child process, a fresh one for a module that changes what "
+            "the next would see, per-call time limit; "
             "not available: memory limit, file and network confinement (fine for your own code; staff grading refuses this path)")
 
 
@@ -130,7 +136,8 @@ class _Child:
 
 
 class PortableSession:
-    """Serves ``grading.grade`` like ``WorkerSession``: stage, switch, call; a fresh child per module."""
+    """Serves ``grading.grade`` like ``WorkerSession``: stage, switch, call; one child for the modules in turn, a fresh
+    one where the last module changed the child or the child was ended."""
 
     def __init__(self, reason: str, planned: int = 6) -> None:
         self.reason = reason
@@ -143,7 +150,7 @@ class PortableSession:
         self.exchanges: list[Exchange] = []  # what each import and call of the current submission cost
         self.restarts = 0
         self._planned = planned  # modules still to import: no child is started that none will use
-        self._spares: list[_Child] = []
+        self._spare: _Child | None = None  # importing torch ahead of the module that will need it
         self._child: _Child | None = None
         self._live: tuple | None = None
         self._ids = itertools.count(1)
@@ -166,9 +173,9 @@ class PortableSession:
         self.broken, self.exchanges = {}, []
 
     def start(self) -> None:
-        """Start the children now, so that torch loads while the grader prepares."""
-        while len(self._spares) < min(SPARES, self._planned):
-            self._spares.append(_Child(self.submissions, self.output))
+        """Start a child now if a module will need one, so that torch loads while the grader prepares."""
+        if self._child is None and self._spare is None and self._planned > 0:
+            self._spare = _Child(self.submissions, self.output)
 
     def settle_output(self) -> None:
         if self._child is not None:
@@ -185,9 +192,7 @@ class PortableSession:
             self._child, self._live = None, None
 
     def _fresh_child(self) -> _Child:
-        self._planned = max(self._planned - 1, 0)
-        child = self._spares.pop(0) if self._spares else _Child(self.submissions, self.output)
-        self.start()
+        child, self._spare = self._spare or _Child(self.submissions, self.output), None
         child.wait_ready()
         return child
 
@@ -197,18 +202,40 @@ class PortableSession:
             raise StudentCallError(self.broken[module], "import")
         if self._live == (self.folder, module) and self._child is not None:
             return
-        self._end_child()
         if self._live is None and any(e.module == module for e in self.exchanges):
             self.restarts += 1
-        self._child = self._fresh_child()
+        if not any(e.module == module for e in self.exchanges):
+            self._planned = max(self._planned - 1, 0)
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
         allowed = environment.student_libraries()
         request |= {"allowed": list(allowed)} if allowed else {}  # none found: no guard, rather than refusing numpy and torch
-        header = self._exchange(request, [], seconds, f"importing {module}.py")
+        header = self._reused_import(request, seconds, module) if self._child is not None else None
+        if header is None:
+            self._end_child()
+            self._child = self._fresh_child()
+            header = self._exchange(request, [], seconds, f"importing {module}.py")
         self._live = (self.folder, module)
         if not header.get("ok"):
             self.broken[module] = import_failure(module, header.get("error", {}))
             raise StudentCallError(self.broken[module], "import")
+
+    def _reused_import(self, request: dict, seconds: float, module: str) -> dict | None:
+        """Ask the current child to serve ``module`` next; None when it must be replaced: the last module changed it, or
+        the child ended or garbled its reply (which the module before may have caused: a fresh child tries again)."""
+        self._live = None
+        try:
+            header = self._exchange(request, [], seconds, f"importing {module}.py")
+        except StudentCallError as exc:
+            if exc.kind not in (errors.CRASH, errors.GARBAGE):
+                raise
+            self.broken.pop(module, None)
+            header = {"replace": [str(exc)]}
+        else:
+            if header.get("replace") is None:
+                return header
+        self.exchanges.pop()  # no time of this module's: its import is judged in the fresh child
+        self._end_child()
+        return None
 
     def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None) -> Any:
         """Run ``module.func(*args, **kwargs)`` in the module's child within ``seconds``; return plain data."""
@@ -237,6 +264,7 @@ class PortableSession:
             timed_out = isinstance(exc, TimeoutError) or time.monotonic() - start >= seconds
             what = None if timed_out else child.exit_description()
             self._end_child()
+            self.start()  # the next module's child imports torch while this failure is reported
             if timed_out:
                 self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
                 raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed) from None
@@ -257,8 +285,8 @@ class PortableSession:
     def close(self) -> None:
         """End every child and remove the staged copies."""
         self._end_child()
-        for child in self._spares:
-            child.kill()
-        self._spares = []
+        if self._spare is not None:
+            self._spare.kill()
+            self._spare = None
         shutil.rmtree(self.root, ignore_errors=True)
 

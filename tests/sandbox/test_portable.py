@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import time
 import venv
 
 import pytest
@@ -169,3 +170,41 @@ def test_grade_all_and_every_staff_session_refuse_too(tmp_path, monkeypatch):
     monkeypatch.setenv("AUTOGRADER_PORTABLE", "1")
     with pytest.raises(SandboxUnavailable, match="AUTOGRADER_PORTABLE=1"):
         WorkerSession(memory_mb=1024)  # otter's path on Gradescope builds one too
+
+
+SERVED_IN_TURN = {  # each module says which process it ran in and what a fresh tensor's dtype is there
+    "first": "import os, torch\ndef where():\n    return os.getpid(), str(torch.zeros(1).dtype)\n",
+    "second": "import os, torch\ndef where():\n    return os.getpid(), str(torch.zeros(1).dtype)\n",
+    "doubles": ("import os, torch\ntorch.set_default_dtype(torch.float64)\n"
+                "def where():\n    return os.getpid(), str(torch.zeros(1).dtype)\n"),
+    "after_doubles": "import os, torch\ndef where():\n    return os.getpid(), str(torch.zeros(1).dtype)\n",
+    "alarm": ("import os, signal, torch\ndef where():\n    signal.setitimer(signal.ITIMER_REAL, 0.3)  # ends the process soon after\n"
+              "    return os.getpid(), str(torch.zeros(1).dtype)\n"),
+    "after_alarm": "import os, torch\ndef where():\n    return os.getpid(), str(torch.zeros(1).dtype)\n",
+}
+
+
+def test_one_child_serves_the_modules_in_turn_and_a_fresh_one_follows_a_module_that_changed_it():
+    """Clean modules share a child (one torch import per check); after a module that changed torch's default dtype the
+    next gets a fresh child and sees float32, as alone; a child that dies between modules (a timer the module before set)
+    costs the next module nothing: its import is tried again in a fresh child."""
+    from autograder.sandbox.portable import PortableSession
+
+    session = PortableSession("test", planned=len(SERVED_IN_TURN))
+    try:
+        session.switch(session.stage({name: source.encode() for name, source in SERVED_IN_TURN.items()}))
+        session.start()
+        seen = {}
+        for name in SERVED_IN_TURN:
+            if name == "after_alarm":
+                time.sleep(0.6)
+            session.import_module(name, 20)
+            seen[name] = tuple(session.call(name, "where", (), {}, 20, f"{name}.where()"))
+    finally:
+        session.close()
+    pid = {name: found[0] for name, found in seen.items()}
+    assert pid["first"] == pid["second"] == pid["doubles"], seen
+    assert seen["doubles"][1] == "torch.float64" and seen["after_doubles"][1] == "torch.float32", seen
+    assert pid["after_doubles"] != pid["doubles"] and pid["alarm"] == pid["after_doubles"], seen
+    assert pid["after_alarm"] != pid["alarm"] and session.broken == {}, (seen, session.broken)
+    assert [e.op for e in session.exchanges].count("import") == len(SERVED_IN_TURN), session.exchanges

@@ -1,8 +1,10 @@
-"""The portable worker: one child Python per module, for self-checks where the Linux sandbox cannot run.
+"""The portable worker: a child Python that serves modules in turn, for self-checks where the Linux sandbox cannot run.
 
 Started by ``autograder.sandbox.portable`` as ``python -I -B portable_worker.py --submission DIR``. It
-imports torch, says ``ready``, then answers one ``import`` and the ``call``s into that module, on the
-same wire as ``worker.py``: requests on stdin, replies on (a private copy of) stdout. What the module
+imports torch, says ``ready``, then answers an ``import`` and the ``call``s into that module, on the
+same wire as ``worker.py``: requests on stdin, replies on (a private copy of) stdout. The next ``import`` is served
+only if the module before left the process as it found it (``reuse``); else it answers ``replace`` and exits, and the
+grader asks a fresh process. What the module
 prints, from Python or from C, goes to stderr, which the grader collects. Only the standard library,
 numpy and torch: no fork, nothing from fcntl, termios, resource, grp, pwd or /proc (macOS, Windows).
 """
@@ -15,6 +17,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import reuse  # noqa: E402
 import serving  # noqa: E402 - the one implementation of a module's side of the wire (beside this file)
 import wire  # noqa: E402
 
@@ -41,6 +44,7 @@ def main() -> None:
 
     torch.set_num_threads(1)
     server = serving.ModuleServer(os.path.abspath(args.submission))
+    baseline = reuse.Baseline()
     def write_all(_fd, data) -> None:
         view = memoryview(data).cast("B")
         while view:
@@ -56,6 +60,7 @@ def main() -> None:
         return reply
 
     read_requests = wire.stream_reader(requests)
+    served = False  # whether a module was imported here (or tried to be): the next one needs the process as it was
     replier(None)({"ok": True, "ready": True, "pid": os.getpid()})
     while True:
         try:
@@ -63,7 +68,15 @@ def main() -> None:
         except EOFError:
             os._exit(0)
         reply, op = replier(request.get("id")), request.get("op")
-        if (op == "import" and not server.modules) or op == "call":
+        if op == "import" and served:
+            baseline.restore(server.submission)  # first: what serving changes itself (the import guard among it) is no change
+            server.modules.clear()
+            changed = baseline.changes(own_threads=server.watch.threads)
+            if changed:
+                reply({"ok": False, "replace": changed[:10]})
+                os._exit(0)
+        served = served or op == "import"
+        if op in ("import", "call"):
             server.handle(request, blobs, reply)
         else:
             reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unexpected op {op!r}", "traceback": ""}})

@@ -170,6 +170,11 @@ class StackAtLimit:
     def disarm(self) -> None:
         self.armed = None
 
+    @property
+    def threads(self) -> int:
+        """How many threads of this process the watch runs (0 before its first ``arm``)."""
+        return int(self._watcher_pid == os.getpid())
+
     def _watch(self, wake) -> None:  # noqa: ANN001 - a _thread lock
         reported = None
         while True:
