@@ -10,7 +10,7 @@ the same commands in the same run, so a change is measured beside what it change
 Targets (issue 30): grade <= 1.3x the yardstick, check <= 1.0x, portable check <= 2.0x; `grade-all --jobs 2` at
 >= 0.9 x 2 cores x 60 s / (CPU seconds of one `grade`) submissions per minute. Prints figures, never judges.
 
-Run: .venv/bin/python bench/bench_speed.py [--repeat 5] [--copies 8] [--grade-all-runs 3] [--baseline DIR]
+Run: .venv/bin/python bench/bench_speed.py [--repeat 5] [--copies 8] [--grade-all-runs 3] [--baseline DIR] [--floors]
 """
 
 from __future__ import annotations
@@ -95,6 +95,21 @@ def handout_with_reference(root: Path, tmp: Path) -> Path:
     return folder
 
 
+def test_counts(root: Path, env: dict) -> tuple[int, int]:
+    """(every test, the public tests) of the assignment in ``root``."""
+    code = ("from autograder.model import manifest; from autograder.grading import runner; a = manifest.load(); "
+            "print(sum(len(runner.load_tests(p, True)) for p in a.problems), sum(len(runner.load_tests(p, False)) for p in a.problems))")
+    out = subprocess.run([PY, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+def floors(root: Path, env: dict) -> dict[str, tuple[list[str], Path, dict]]:
+    """The least `grade` and `check` can take with a fresh process per test (bench/floor_of_a_run.py)."""
+    every, public = test_counts(root, env)
+    floor = [PY, str(ROOT / "bench" / "floor_of_a_run.py"), "--tests"]
+    return {f"floor of grade ({every})": (floor + [str(every)], root, env), f"floor of check ({public})": (floor + [str(public)], root, env)}
+
+
 def commands(root: Path, tmp: Path, label: str, env: dict) -> dict[str, tuple[list[str], Path, dict]]:
     tmp.mkdir(parents=True)
     sub = tmp / "reference.zip"
@@ -133,7 +148,8 @@ def print_table(figures: dict[str, list[tuple[float, float, int]]]) -> None:
     print(f"{'command':<26}{'wall s':>8}{'CPU s':>8}{'wall x':>8}{'CPU x':>8}   target   (runs: wall/CPU; exit codes)")
     for name, values in figures.items():
         wall, cpu = median_pair(values)
-        target = next((t for k, t in (("portable check", "<= 2.0"), ("check", "<= 1.0"), ("grade", "<= 1.3")) if name.startswith(k)), "")
+        target = next((t for k, t in (("portable check", "<= 2.0"), ("check", "<= 1.0"), ("grade", "<= 1.3"), ("floor of check", "<= 1.0"),
+                                      ("floor of grade", "<= 1.3")) if name.startswith(k)), "")
         codes = sorted({v[2] for v in values})
         print(f"{name:<26}{wall:8.2f}{cpu:8.2f}{wall / torch_wall:8.2f}{cpu / torch_cpu:8.2f}   {target:<8} "
               f"({' '.join(f'{w:.2f}/{c:.2f}' for w, c, _ in values)}; {codes})")
@@ -146,6 +162,8 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=8, help="copies of the reference for grade-all (0: skip it)")
     parser.add_argument("--grade-all-runs", type=int, default=3, help="runs of grade-all per checkout (medians)")
     parser.add_argument("--baseline", type=Path, help="another checkout to time beside this one")
+    parser.add_argument("--floors", action="store_true", help="also time the least `grade` and `check` can take with a fresh "
+                        "process per test: the worker's start and as many bare test cycles (bench/floor_of_a_run.py)")
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_PORTABLE", "PYTHONPATH", "AUTOGRADER_ROOT")}
     roots = {"": ROOT} if args.baseline is None else {"this": ROOT, "baseline": args.baseline.resolve()}
@@ -155,7 +173,7 @@ def main() -> None:
           flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        runs = {"import torch": ([PY, "-c", "import torch"], ROOT, env)}
+        runs = {"import torch": ([PY, "-c", "import torch"], ROOT, env)} | (floors(ROOT, env) if args.floors else {})
         for label, root in roots.items():
             runs |= commands(root, tmp / (label or "this"), label, env)
         for cmd, cwd, e in runs.values():  # warm-up: caches of recorded values, page cache
