@@ -493,10 +493,24 @@ def _make_lab(root: Path, lean: bool, mode: modes.Mode, uid: int | None = None) 
     lab = Lab(root, project, mode, assignment, sources, {}, uid)
     if uid is not None:
         lab.python, lab.python_env = modes.user_python(root, uid)
+        _share_expected_values(lab, uid)
         modes.chown_tree(project, uid)
     lab.snapshot = snapshot(project)
     lab.full = {p.module: p.points for p in assignment.problems}
     return lab
+
+
+def _share_expected_values(lab: Lab, uid: int) -> None:
+    """Give the lab's grader user (whose cache is under the lab, its home) the expected values this suite's own cache
+    holds for the same sources: recorded once per suite, not once per user lab (each recording imports torch)."""
+    from autograder.expected import records
+
+    cache = lab.root / ".cache" / "autograder" / "expected"
+    for module, fingerprint in records.refresh_cache(lab.assignment.modules).items():
+        source = records.cached_folder(module, fingerprint)
+        shutil.copytree(source, cache / source.name)
+    modes.chown_tree(lab.root / ".cache", uid)
+    cache.chmod(0o700)
 
 
 def _baseline(lab: Lab, twin: bool, grade_them: bool = True) -> None:
@@ -630,14 +644,22 @@ def outcomes(tmp_path_factory, request) -> dict[tuple[str, str], Outcome]:
         runtime.make_private([REPO])  # as the grader does for its own project when it runs from it
     labs: dict[tuple[str, bool], Lab] = {}
     users = iter(range(modes.user_uid_base(), modes.user_uid_base() + 500))
-    made_roots = []
+    made_roots, planned = [], []
     for mode in [m for m in MODES if any(pm is m for pm, _ in pairs)]:
         for full in sorted({c.full and mode is STRONGEST for pm, c in pairs if pm is mode}):
             uid = next(users) if mode.as_user else None
             root = Path(tempfile.mkdtemp(prefix=f"hostile-{mode}-", dir="/tmp")) if uid is not None else tmp_path_factory.mktemp(f"hostile-{mode}")
             made_roots.append(root)
-            lab = _make_lab(root, lean=not full, mode=mode, uid=uid)
-            _baseline(lab, twin=not full and mode is STRONGEST)
+            planned.append((mode, full, uid, root))
+
+    def set_up(plan: tuple) -> Lab:
+        mode, full, uid, root = plan
+        lab = _make_lab(root, lean=not full, mode=mode, uid=uid)
+        _baseline(lab, twin=not full and mode is STRONGEST)
+        return lab
+
+    with ThreadPoolExecutor(POOL) as pool:  # each lab's copies and honest runs are its own: they need not wait for the others
+        for (mode, full, _uid, _root), lab in zip(planned, pool.map(set_up, planned)):
             labs[(mode.name, full)] = lab
     twin = labs[(STRONGEST.name, False)].twin_score if (STRONGEST.name, False) in labs else -1.0
     for lab in labs.values():
