@@ -45,6 +45,13 @@ def _cgroup_base() -> tuple[Path, str] | None:
     return None
 
 
+def group_cpu_seconds(group: Path, kind: str) -> float:
+    """The CPU seconds the processes of cgroup ``group`` used so far (``kind``: the file ``_cgroup_base`` named)."""
+    if kind == "cpuacct.usage":
+        return int((group / kind).read_text()) / 1e9
+    return int(dict(line.split() for line in (group / kind).read_text().splitlines())["usage_usec"]) / 1e6
+
+
 @contextlib.contextmanager
 def cpu_meter() -> Iterator[tuple[list[str], callable]]:
     """(a prefix that runs a command inside a fresh cgroup, a function giving the CPU seconds it used so far)."""
@@ -58,12 +65,7 @@ def cpu_meter() -> Iterator[tuple[list[str], callable]]:
     group = base / f"bench-speed-{uuid.uuid4().hex[:12]}"
     group.mkdir()
     try:
-        def used() -> float:
-            if kind == "cpuacct.usage":
-                return int((group / kind).read_text()) / 1e9
-            stat = dict(line.split() for line in (group / kind).read_text().splitlines())
-            return int(stat["usage_usec"]) / 1e6
-        yield ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$@"', "sh"], used
+        yield ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$@"', "sh"], lambda: group_cpu_seconds(group, kind)
     finally:
         for _ in range(50):  # a straggler of the command may still be leaving
             try:

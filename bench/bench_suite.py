@@ -26,15 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_speed import _cgroup_base  # noqa: E402
+from bench_speed import _cgroup_base, group_cpu_seconds  # noqa: E402
 
 TEN_MINUTES = 600.0
-
-
-def _group_usage(group: Path, kind: str) -> float:
-    if kind == "cpuacct.usage":
-        return int((group / kind).read_text()) / 1e9
-    return int(dict(line.split() for line in (group / kind).read_text().splitlines())["usage_usec"]) / 1e6
 
 
 def run(pytest_args: list[str], log: str) -> tuple[int, float, float | None]:
@@ -55,7 +49,7 @@ def run(pytest_args: list[str], log: str) -> tuple[int, float, float | None]:
         status = subprocess.run(["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$@"', "sh", *cmd], cwd=ROOT, env=env).returncode
         wall = time.monotonic() - start
         time.sleep(0.5)  # stragglers leaving
-        return status, wall, _group_usage(group, kind)
+        return status, wall, group_cpu_seconds(group, kind)
     finally:
         for sub in sorted(group.iterdir(), reverse=True):
             if sub.is_dir():

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from bench_speed import group_cpu_seconds  # beside this file: bench_suite.py puts bench/ on the path
 
 _STATE: dict = {}
 
@@ -22,12 +23,6 @@ _STATE: dict = {}
 def _reaped_cpu() -> float:
     own, reaped = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + reaped.ru_utime + reaped.ru_stime
-
-
-def _group_cpu(group: Path, kind: str):
-    if kind == "cpuacct.usage":
-        return lambda: int((group / kind).read_text()) / 1e9
-    return lambda: int(dict(line.split() for line in (group / kind).read_text().splitlines())["usage_usec"]) / 1e6
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -42,7 +37,7 @@ def pytest_configure(config: pytest.Config) -> None:
         kind = "cpuacct.usage" if (Path(run_group) / "cpuacct.usage").exists() else "cpu.stat"
         group.mkdir(exist_ok=True)
         (group / "cgroup.procs").write_text(str(os.getpid()))
-        _STATE["cpu"] = _group_cpu(group, kind)
+        _STATE["cpu"] = lambda: group_cpu_seconds(group, kind)
     _STATE["log"] = open(f"{log}.{name}", "a", encoding="utf-8")  # noqa: SIM115 - open for the whole session
 
 
