@@ -73,8 +73,12 @@ def report(log: str, status: int, wall: float, cpu: float | None, top: int) -> N
             row[1] += record["wall"]
             row[2] += 1
     cores = os.cpu_count() or 1
-    measured = sum(r[0] for r in per_file.values())
-    print(f"pytest exit status {status}; {sum(int(r[2]) for r in per_file.values())} tests")
+    measured = sum(r[0] for r in per_file.values()) or 1e-9
+    tests = sum(int(r[2]) for r in per_file.values())
+    if not tests:
+        print(f"no test ran (pytest's exit status {status}; its messages are above): nothing to measure")
+        return
+    print(f"{tests} tests; pytest's exit status {status}" + ("" if status == 0 else ": some failed, the figures are of a failed run"))
     print(f"wall {wall:.0f} s; CPU {cpu:.0f} s ({cpu / wall:.2f} of {cores} cores busy on average)" if cpu is not None
           else f"wall {wall:.0f} s; CPU of the whole run not measured (no cgroup could be made: run as root)")
     print(f"ten minutes on {cores} cores allow {TEN_MINUTES * cores:.0f} CPU-s"
@@ -93,6 +97,7 @@ def main() -> None:
         log = str(Path(folder) / "tests")
         status, wall, cpu = run(args.pytest_args or ["-q", "-n", "3", "--dist", "loadfile"], log)
         report(log, status, wall, cpu, args.top)
+    sys.exit(status)
 
 
 if __name__ == "__main__":
