@@ -26,11 +26,12 @@ from .checks import (
 from .inputs import rand, randint, randn, tensor
 from .macs import measured_macs
 from .problem_helpers import problem_support
+from .scaling import expect_linear_in_tokens
 from .stats import chi2_cdf, f_isf, f_sf
 
 __all__ = [
     "Background", "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
-    "chi2_cdf", "describe", "difference", "expect_between", "expect_equal", "expect_raises", "expect_true", "f_isf", "f_sf",
+    "chi2_cdf", "describe", "difference", "expect_between", "expect_equal", "expect_linear_in_tokens", "expect_raises", "expect_true", "f_isf", "f_sf",
     "fail", "known_mistake", "measured_macs", "problem_support", "rand", "randint", "randn", "reference_value", "revealing",
     "tensor", "test_case",
 ]

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from autograder.testkit import Call, Named, expect_equal, expect_true, fail, problem_support, randn, tensor, test_case
+from autograder.testkit import Call, Named, expect_equal, expect_linear_in_tokens, problem_support, randn, tensor, test_case
 
 OK_FORMAT = False
 name = "causal_linear_attention_hidden"
@@ -87,60 +87,15 @@ def test_float32(causal_linear_attention):
     Call(causal_linear_attention.causal_kernel_attention, Q[:, :50], K[:, :50], V[:, :50]).matches_reference()
 
 
-# Linear time and memory, shown with little work (sandbox/worker/metering.py counts what a call costs where it runs):
-# torch's work at N and 4 N (elements written and reduced, multiply-accumulates) must grow as N, not N^2, and a call at
-# LONG_N tokens may add at most LONG_MEMORY_MB of memory, which an N x N float64 matrix (512 MiB) cannot fit.
-# Measured (in-process, one thread): the reference, every fair variant and the N x N form grow 3.99 to 4.02 times in work
-# from 512 to 2048 tokens, a loop that re-sums all earlier keys for every query 15.8 times.
-WORK_SIZES = (256, 1024)
-LONG_N, LONG_MEMORY_MB = 8192, 256
-# 4 times the tokens may cost at most 8 times the work (N^1.5). Below WORK_FLOOR elements per token torch did almost
-# nothing (numpy code): then only the CPU time below can tell.
-WORK_GROWTH_LIMIT, WORK_FLOOR = 8.0, 100
-# Work outside torch is judged by the CPU time of the process that ran the call, from 1024 tokens (counted, which only
-# slows torch's operations) to 8192: above CPU_FLOOR seconds it may grow at most 8^1.5 times. Measured in the sandbox:
-# a quadratic numpy loop grew 39.5 times (0.02 s -> 0.62 s); the fair variants stay below 0.1 s at 8192 tokens, except
-# the per-token loop (0.6 s), whose 1024 tokens, counted, take longer.
-CPU_GROWTH_LIMIT, CPU_FLOOR = 8**1.5, 0.25
-
-
-def long_sequence_inputs(n, seed):
+def long_sequence_inputs(n):
     # Two feature columns and 64 value columns make C + M large for a small C x M: a loop that re-sums all earlier keys
     # for each query pays N^2 (C + M) / 2, the linear forms N x C x M.
-    return randn(n, 2, seed=seed), randn(n, 2, seed=seed + 1), randn(n, 64, seed=seed + 2)
-
-
-def linear_cost_failure(n, exc):
-    room = f", more than the {LONG_MEMORY_MB} MB this call may use" if n == LONG_N else ""
-    fail(f"{exc}\nWith N = {n} tokens, causal_linear_attention must use time and memory linear in N: it may never build an "
-         f"N x N matrix (an N x N float64 matrix would need {n * n * 8 >> 20} MiB here{room}), nor sum over all earlier keys "
-         "for every query.")
+    return randn(n, 2, seed=28), randn(n, 2, seed=29), randn(n, 64, seed=30)
 
 
 @test_case(points=3, hidden=True)
 def test_long_sequence_in_linear_memory(causal_linear_attention):
-    f = causal_linear_attention.causal_linear_attention
-    sized = {n: Call(f, *long_sequence_inputs(n, seed=28)) for n in (*WORK_SIZES, LONG_N)}
-    costs = {}
-    for n, call in sized.items():
-        try:
-            costs[n] = call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
-        except AssertionError as exc:
-            linear_cost_failure(n, exc)
-            return
-    small, large = WORK_SIZES
-    growth = costs[large]["work"] / max(costs[small]["work"], 1)
-    if costs[large]["work"] > WORK_FLOOR * large:
-        expect_true(growth <= WORK_GROWTH_LIMIT,
-                    f"with {large // small} times the tokens ({small} -> {large}), causal_linear_attention did {growth:.1f} times the work in "
-                    f"torch (elements computed and multiply-accumulates: {costs[small]['work']:,} -> {costs[large]['work']:,}); "
-                    f"time linear in N allows about 4 (accepted up to {WORK_GROWTH_LIMIT:g}): it may not sum over all earlier keys "
-                    "for every query; carry the running sums S_i and Z_i from one token to the next.", called=sized[large].shown)
-    cpu_growth = costs[LONG_N]["cpu_seconds"] / max(costs[large]["cpu_seconds"], 1e-3)
-    expect_true(costs[LONG_N]["cpu_seconds"] <= CPU_FLOOR or cpu_growth <= CPU_GROWTH_LIMIT,
-                f"with {LONG_N // large} times the tokens ({large} -> {LONG_N}), causal_linear_attention took {cpu_growth:.1f} times "
-                f"the CPU time ({costs[large]['cpu_seconds']:.2f} s -> {costs[LONG_N]['cpu_seconds']:.2f} s); time linear in N "
-                f"allows about {LONG_N // large} (accepted up to {CPU_GROWTH_LIMIT:.0f}): it may not sum over all earlier keys for "
-                "every query.", called=sized[LONG_N].shown)
-    # No mistake's output is recorded for inputs this large (hints compare values); the messages above say enough.
-    sized[LONG_N].matches(sized[LONG_N].reference(), hints=False)
+    # Linear time and memory, shown with little work: testkit/scaling.py says how, and what was measured.
+    expect_linear_in_tokens(causal_linear_attention.causal_linear_attention, long_sequence_inputs,
+                            never="sum over all earlier keys for every query",
+                            instead="carry the running sums S_i and Z_i from one token to the next")

@@ -1,0 +1,67 @@
+"""Time and memory linear in the sequence length, shown with little work.
+
+A function of N tokens that builds an N x N matrix, or meets every key for every query, is told from a linear one
+without running it where that is slow (``sandbox/worker/metering.py`` counts what a call costs where it runs):
+
+1. torch's work (elements written and reduced, multiply-accumulates) from ``WORK_SIZES[0]`` to ``WORK_SIZES[1]`` tokens
+   must grow as N, not N^2;
+2. a call at ``LONG_N`` tokens may add at most ``LONG_MEMORY_MB`` of memory, which an N x N float64 matrix there
+   (512 MiB) cannot fit;
+3. work outside torch (numpy) is judged by the CPU time of the process that ran the call, from ``WORK_SIZES[1]``
+   tokens (counted, which only slows torch's operations) to ``LONG_N``.
+
+Measured (in-process, one thread): references, fair variants and N x N forms grow 3.99 to 4.02 times in work for 4
+times the tokens, a loop that re-sums all earlier keys for every query 15.8 times. In the sandbox a quadratic numpy
+loop grew 39.5 times in CPU time (0.02 s -> 0.62 s) from 1024 to 8192 tokens; the fair variants stay below 0.1 s at
+8192 tokens, except a per-token Python loop (0.6 s), whose 1024 tokens, counted, take longer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .calls import Call
+from .checks import expect_true, fail
+
+WORK_SIZES = (256, 1024)
+LONG_N, LONG_MEMORY_MB = 8192, 256
+# 4 times the tokens may cost at most 8 times the work (N^1.5). Below WORK_FLOOR elements per token torch did almost
+# nothing (numpy code): then only the CPU time can tell.
+WORK_GROWTH_LIMIT, WORK_FLOOR = 8.0, 100
+# 8 times the tokens may cost at most 8^1.5 times the CPU; below CPU_FLOOR seconds at LONG_N a call is fast whatever
+# its growth (timer noise dominates there).
+CPU_GROWTH_LIMIT, CPU_FLOOR = 8**1.5, 0.25
+
+
+def expect_linear_in_tokens(function: Any, inputs: Callable[[int], tuple], never: str, instead: str) -> None:
+    """Fail unless ``function(*inputs(n))`` costs time and memory linear in ``n``, then compare its value at ``LONG_N``
+    tokens with the reference's. ``never``: what a linear form never does ("sum over all earlier keys for every
+    query"); ``instead``: what it does ("carry the running sums S_i and Z_i from one token to the next")."""
+    sized = {n: Call(function, *inputs(n)) for n in (*WORK_SIZES, LONG_N)}
+    name = sized[LONG_N].func
+    costs = {}
+    for n, call in sized.items():
+        try:
+            costs[n] = call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
+        except AssertionError as exc:
+            room = f", more than the {LONG_MEMORY_MB} MB this call may use" if n == LONG_N else ""
+            fail(f"{exc}\nWith N = {n} tokens, {name} must use time and memory linear in N: it may never build an N x N "
+                 f"matrix (an N x N float64 matrix would need {n * n * 8 >> 20} MiB here{room}), nor {never}.")
+            return
+    small, large = WORK_SIZES
+    growth = costs[large]["work"] / max(costs[small]["work"], 1)
+    if costs[large]["work"] > WORK_FLOOR * large:
+        expect_true(growth <= WORK_GROWTH_LIMIT,
+                    f"with {large // small} times the tokens ({small} -> {large}), {name} did {growth:.1f} times the work in "
+                    f"torch (elements computed and multiply-accumulates: {costs[small]['work']:,} -> {costs[large]['work']:,}); "
+                    f"time linear in N allows about {large // small} (accepted up to {WORK_GROWTH_LIMIT:g}): it may not {never}; "
+                    f"{instead}.", called=sized[large].shown)
+    cpu_growth = costs[LONG_N]["cpu_seconds"] / max(costs[large]["cpu_seconds"], 1e-3)
+    expect_true(costs[LONG_N]["cpu_seconds"] <= CPU_FLOOR or cpu_growth <= CPU_GROWTH_LIMIT,
+                f"with {LONG_N // large} times the tokens ({large} -> {LONG_N}), {name} took {cpu_growth:.1f} times the CPU "
+                f"time ({costs[large]['cpu_seconds']:.2f} s -> {costs[LONG_N]['cpu_seconds']:.2f} s); time linear in N allows "
+                f"about {LONG_N // large} (accepted up to {CPU_GROWTH_LIMIT:.0f}): it may not {never}; {instead}.",
+                called=sized[LONG_N].shown)
+    # No mistake's output is recorded for inputs this large (hints compare values); the messages above say enough.
+    sized[LONG_N].matches(sized[LONG_N].reference(), hints=False)
