@@ -4,7 +4,8 @@ the reset and the grader's checks.
 Runs ``--tests`` cycles of import + one call + reset of the reference's ``shift_matrix`` module in one worker (as the
 grader runs tests) and prints the CPU each cycle took: the grader's own process and the worker's first process with
 every process it reaped (its /proc stat counts them, also inside bubblewrap, where the grader's rusage does not).
-Also prints the first process's anonymous memory and how much of it is in huge pages.
+Also prints the first process's anonymous memory and how much of it is in huge pages, and the median wall of each
+step the grader waits for (the import, the call, the reset).
 
 Run: .venv/bin/python bench/bench_test_cycle.py [--tests 100] [--rounds 3]   (AUTOGRADER_NO_BWRAP=1: without bubblewrap)
 """
@@ -65,16 +66,26 @@ def main() -> None:
         time.sleep(1)
         first = session._worker.host_pid
         print("first process:", memory_kb(first))
-        per_test = []
+        per_test, phases = [], {"import": [], "call": [], "reset": []}
         for _ in range(args.rounds):
             worker0, grader0, wall0 = tree_cpu(first), own_cpu(), time.perf_counter()
             for _ in range(args.tests):
+                t0 = time.perf_counter()
+                session.import_module("shift_matrix", 30)
+                t1 = time.perf_counter()
                 session.call("shift_matrix", "shift_matrix", (8,), {}, 30, "shift_matrix(8)")
+                t2 = time.perf_counter()
                 session.fresh("shift_matrix")
+                t3 = time.perf_counter()
+                for name, seconds in zip(phases, (t1 - t0, t2 - t1, t3 - t2)):
+                    phases[name].append(seconds)
             worker, grader, wall = tree_cpu(first) - worker0, own_cpu() - grader0, time.perf_counter() - wall0
             per_test.append((worker, grader, wall))
             print(f"per test: worker {worker / args.tests * 1e3:.1f} ms CPU, grader {grader / args.tests * 1e3:.1f} ms CPU, "
                   f"wall {wall / args.tests * 1e3:.1f} ms")
+        # Wall of each step as the grader waits for it: the import forks the module's process and imports the module in it,
+        # the reset ends that process and its leftovers, wipes scratch and checks /proc (where overlapping would save).
+        print("median wall per step: " + ", ".join(f"{name} {statistics.median(t) * 1e3:.1f} ms" for name, t in phases.items()))
         print("median per test: " + ", ".join(f"{name} {statistics.median(t[i] for t in per_test) / args.tests * 1e3:.1f} ms"
                                              for i, name in enumerate(("worker CPU", "grader CPU", "wall"))))
         print("first process:", memory_kb(first), "restarts:", session.restarts)
