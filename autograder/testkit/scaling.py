@@ -10,7 +10,7 @@ without running it where that is slow (``sandbox/worker/metering.py`` counts wha
 3. work outside torch (numpy) is judged by the CPU time of the process that ran the call, from ``WORK_SIZES[1]``
    tokens (the counted call, which only slows torch's operations) to ``LONG_N``. Not from an uncounted call at 1024
    tokens: problem 6's fair per-token loop (``loop_over_recurrent_step``) grows 19 times from one (0.05 s -> 0.98 s),
-   close to the limit, but 2.6 times from the counted call (0.38 s), while a blockwise numpy form grows 27.5 times
+   close to the limit, but 2.6 times from the counted call (0.38 s), while a blockwise numpy form grows 25 to 30 times
    from either (its 1024-token call has costs that do not grow as N^2).
 
 Measured for problem 6 (causal_linear_attention; in-process, one thread): the reference, the fair variants and the
