@@ -26,7 +26,7 @@ from ..settings import KEEP_CACHED
 from .store import Store, decode
 
 # Harness files whose change changes what gets recorded (the cache's key includes them).
-RECORDING_CODE = ("testkit/calls.py", "testkit/inputs.py", "expected/store.py", "expected/records.py", "staff/recording.py",
+RECORDING_CODE = ("testkit/calls.py", "testkit/inputs.py", "testkit/scaling.py", "expected/store.py", "expected/records.py", "staff/recording.py",
                   "staff/solutions.py", "sandbox/codec.py", "sandbox/worker/wire.py", "sandbox/worker/callables.py",
                   "sandbox/worker/serving.py", "settings.py")
 # The user's cache (or AUTOGRADER_EXPECTED_CACHE), one folder per problem and fingerprint of its sources: checkouts and

@@ -102,11 +102,12 @@ class Recorder:
         entry.output = self._output(key, func, args, kwargs)
         return decode(entry.output)
 
-    def student(self, func: str, args: tuple, kwargs: dict) -> Any:
-        """The reference standing in for the student; the known mistakes' outputs on these inputs are kept for hints."""
+    def student(self, func: str, args: tuple, kwargs: dict, hints: bool = True) -> Any:
+        """The reference standing in for the student; with ``hints``, the known mistakes' outputs on these inputs are kept
+        for hints."""
         key, entry = self._entry(func, args, kwargs)
         output = self._output(key, func, args, kwargs)
-        if _size(entry.inputs) <= HINT_MAX_ELEMENTS and not entry.mistakes:
+        if hints and _size(entry.inputs) <= HINT_MAX_ELEMENTS and not entry.mistakes:
             for variant in self.mistakes:
                 impl = getattr(variant.load(), func, None)
                 if impl is None or impl is getattr(self.reference, func):
@@ -127,8 +128,11 @@ class TrustedFunction:
         self.recorder, self.module, self.func = recorder, recorder.module, func
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._answer(args, kwargs, hints=True)
+
+    def _answer(self, args: tuple, kwargs: dict, hints: bool) -> Any:
         try:
-            return self.recorder.student(self.func, args, kwargs)
+            return self.recorder.student(self.func, args, kwargs, hints)
         except Exception as exc:  # noqa: BLE001 - reported as the worker reports a student's exception
             shown = calls.describe_call(self.module, self.func, args, kwargs)
             raise StudentCallError(f"{shown} raised {type(exc).__name__}: {exc}", "raised", type(exc).__name__) from None
@@ -136,8 +140,11 @@ class TrustedFunction:
 
     def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]:
         """The reference's value and what it cost here, counted as the worker counts (never under a memory cap: this
-        process is the grader's; the sandbox checks the reference under the cap when ``validate`` grades it)."""
-        value = self(*args, **kwargs)
+        process is the grader's; the sandbox checks the reference under the cap when ``validate`` grades it).
+
+        No known mistake runs on a metered call's inputs: what the call costs is the point, and a check that compares its
+        value gives no hints (the mistakes' outputs at 256 and 1024 tokens in problems 5 and 6 were 17 MB of the zip)."""
+        value = self._answer(args, kwargs, hints=False)
         tree, arrays = encode_inputs(args, kwargs)
         call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers())
         options = {k: v for k, v in meter.items() if k != "memory_mb"}

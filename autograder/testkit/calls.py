@@ -138,6 +138,7 @@ class Call:
         ``largest_tensor``; ``random_elements`` drawn and how many of them are ``random_distinct``), at a price in speed;
         ``memory_mb``: the call may add at most this much address space (a larger allocation raises ``MemoryError``
         there). Always ``cpu_seconds``, the CPU time of the process that ran it. See ``sandbox/worker/metering.py``.
+        A metered call gets no hints: no known mistake's output is recorded on its inputs (``staff/recording.py``).
         """
         if self._cost is None:
             if self._got is not _UNSET:
