@@ -143,7 +143,7 @@ class TrustedFunction:
         process is the grader's; the sandbox checks the reference under the cap when ``validate`` grades it).
 
         No known mistake runs on a metered call's inputs: what the call costs is the point, and a check that compares its
-        value gives no hints (the mistakes' outputs at 256 and 1024 tokens in problems 5 and 6 were 17 MB of the zip)."""
+        value gives no hints (the mistakes' outputs at 256 and 1024 tokens in problems 5 and 6 were 18 MB of the zip)."""
         value = self._answer(args, kwargs, hints=False)
         tree, arrays = encode_inputs(args, kwargs)
         call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers())
