@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..settings import RESET_FREE_SECONDS, RESET_SECONDS
+from ..settings import CPU_SHARE, RESET_FREE_SECONDS, RESET_SECONDS, WALL_BACKSTOP
 from . import codec, environment, errors, policy, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
-from .process import ModuleEnded, Overuse, UnreadableReply, WorkerProcess, how_it_ended, waited_seconds
+from .process import CpuLimitReached, ModuleEnded, Overuse, UnreadableReply, WorkerProcess, how_it_ended, waited_seconds
 from .setup import SandboxSetup
 from .worker import wire
 
@@ -172,16 +172,34 @@ class WorkerSession:
         if overused:
             self._reset()
             raise StudentCallError(f"{shown} {overused} and was stopped.", errors.RESOURCE)
+        if meter is not None and isinstance(header.get("metered"), dict):
+            # What decides a verdict of cost is measured outside the student's process: the CPU time of everything the
+            # call ran, and whether the worker's first process capped its memory with a hard limit.
+            cpu = self.exchanges[-1].cpu
+            if cpu is not None:
+                header["metered"]["cpu_seconds"] = round(cpu, 6)
+            if "memory_capped" in header["metered"]:
+                header["metered"]["memory_capped"] = header.get("capped") is True
         return errors.answer(shown, header, meter)
 
     def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
-        request = dict(request, id=next(self._ids), limit=seconds)
+        cpu_start = worker.tree_cpu()
+        # The limit is CPU time of everything the call runs, read in /proc by the grader; the wall clock only stops a
+        # call that sleeps or blocks. Where /proc cannot say, the limit is wall clock.
+        cpu_limit, wall = (None, seconds) if cpu_start is None else (seconds * CPU_SHARE, seconds * WALL_BACKSTOP)
+        request = dict(request, id=next(self._ids), limit=wall)
         self._limits[request["module"]] = seconds
         start, printed = time.monotonic(), self.output.fed
         stopped, waited = True, 0.0
+
+        def watch() -> str | None:
+            if cpu_limit is not None and (now := worker.tree_cpu()) is not None and now - cpu_start >= cpu_limit:
+                raise CpuLimitReached(now - cpu_start)
+            return self.setup.scratch_overused(worker.host_pid)
+
         try:
-            worker.send(request, blobs, start + seconds)
-            header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker.host_pid))
+            worker.send(request, blobs, start + wall)
+            header, out_blobs = worker.receive(start + wall, watch=watch)
             if header.get("id") != request["id"]:
                 raise wire.WireError("a reply that does not answer this request")
             if "ended" in header:  # the module's process ended; the worker lives on and the call costs what it took
@@ -199,11 +217,18 @@ class WorkerSession:
                 header["value_decoded"] = codec.decode_value(header["value"], out_blobs)
             stopped, waited = False, waited_seconds(header)
             return header
-        except TimeoutError:
+        except TimeoutError as exc:
+            took = time.monotonic() - start
             waited = worker.stopped_waited if self._stop(worker) else 0.0
             self.settle_output()  # the stack the module's process wrote just before its limit
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-            raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed,
+            used = exc.cpu if isinstance(exc, CpuLimitReached) else None
+            if used is None and cpu_start is not None and (now := worker.tree_cpu()) is not None:
+                used = now - cpu_start
+            if worker.stopped_runnable and used is not None:  # still waiting for a CPU when stopped: what it did not run
+                waited = max(waited, min(took - used, took))
+            limit = errors.TimeLimit(seconds, cpu_limit, took, used, by_cpu=isinstance(exc, CpuLimitReached))
+            raise errors.timed_out(shown, limit, self.output.stopped_at(printed), self.folder, self.output.fed - printed,
                                    waited) from None
         except Overuse as exc:
             stopped = not self._stop(worker)  # only the module's process ended: the call costs the time it took
@@ -229,8 +254,9 @@ class WorkerSession:
             raise errors.unreadable(shown, exc) from None
         finally:
             took = time.monotonic() - start  # the first process's window lies inside this one, give or take its rounding
+            now = worker.tree_cpu() if cpu_start is not None else None
             self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), took, seconds, stopped,
-                                           min(waited, took)))
+                                           min(waited, took), None if now is None else max(now - cpu_start, 0.0)))
 
     def _stop(self, worker: WorkerProcess) -> bool:
         """End the running call: only the module's child when the worker answers and the grader finds nothing of the call

@@ -197,13 +197,12 @@ def test_a_hanging_function_costs_one_limit_and_the_rest_of_the_problem_still_ru
     assert any(t.passed for t in result.tests)  # the other functions of the problem were still graded
 
 
-STARVED = """
+OWN_BUSY_PROCESSES = """
 
 def softmax_attention(*args, **kwargs):
     import os
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    os.nice(19)  # with its busy processes at the lowest priority: the rest of the machine hardly notices them
-    for _ in range(6):  # busy processes on its one CPU: it runs for at most a seventh of the time, as on a crowded machine
+    os.nice(19)
+    for _ in range(6):  # busy processes of its own: its main thread waits much of the time
         if os.fork() == 0:
             while True:
                 pass
@@ -211,14 +210,61 @@ def softmax_attention(*args, **kwargs):
         pass
 """
 
+PINNED_LOW = """
 
-def test_a_call_starved_of_cpu_is_graded_as_the_machine_s_fault_through_the_real_sandbox(assignment, tmp_path):
+def softmax_attention(*args, **kwargs):
+    import os
+    os.sched_setaffinity(0, {CPU})
+    os.nice(19)  # beside the test's busy processes on that CPU: it gets almost none of it, as on a crowded machine
+    while True:
+        pass
+"""
+
+
+def _quick_grade(assignment, tmp_path, code, purpose=grader.Purpose.GRADING):
     problem = assignment.problem("qkv_arithmetic")
     quick = dataclasses.replace(problem, limits=dataclasses.replace(problem.limits, call_seconds=1.5))
-    sub = reference_submission(tmp_path / "sub", replace={"qkv_arithmetic": (paths.REFERENCE / "qkv_arithmetic.py").read_text() + STARVED})
-    (result,) = grader.grade(sub, dataclasses.replace(assignment, problems=(quick,)), grader.Purpose.GRADING).problems
+    sub = reference_submission(tmp_path / "sub", replace={"qkv_arithmetic": (paths.REFERENCE / "qkv_arithmetic.py").read_text() + code})
+    (result,) = grader.grade(sub, dataclasses.replace(assignment, problems=(quick,)), purpose).problems
+    return result
+
+
+def test_busy_processes_of_the_call_s_own_spend_its_cpu_limit_and_are_never_the_grader_s_fault(assignment, tmp_path):
+    result = _quick_grade(assignment, tmp_path, OWN_BUSY_PROCESSES)
+    kinds = {t.failure for t in result.tests if not t.passed}
+    assert "timeout" in kinds and not kinds & {"busy", "busy_not_run"}, [t.message for t in result.tests]
+    assert any("used 0.75 s of CPU time" in t.message for t in result.tests if t.failure == "timeout")
+    assert any(t.passed for t in result.tests)
+
+
+@pytest.fixture
+def crowded_cpu():
+    """Busy processes of the test's own (outside any sandbox) on one CPU, each in a session of its own (the kernel shares
+    a CPU between sessions first, so the worker's session gets a seventh of it); yields that CPU."""
+    import os
+    import subprocess
+    import sys
+
+    cpu = min(os.sched_getaffinity(0))
+    busy = [subprocess.Popen([sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"],
+                             start_new_session=True) for _ in range(6)]
+    try:
+        yield cpu
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize(("purpose", "says"), [(grader.Purpose.GRADING, "not of your code: ask the course staff"),
+                                               (grader.Purpose.SELF_CHECK, "Your computer was too busy")])
+def test_a_call_starved_of_cpu_by_other_programs_is_the_machine_s_fault_through_the_real_sandbox(assignment, tmp_path, crowded_cpu,
+                                                                                                  purpose, says):
+    result = _quick_grade(assignment, tmp_path, PINNED_LOW.replace("CPU", str(crowded_cpu)), purpose)
     busy = [t for t in result.tests if t.failure in ("busy", "busy_not_run")]
-    assert busy and all("too busy to time" in t.message and "not of your code" in t.message for t in busy), [t.message for t in result.tests]
+    assert busy and all("too busy to time" in t.message and says in t.message for t in busy), [t.message for t in result.tests]
+    if purpose is grader.Purpose.SELF_CHECK:
+        assert not any("course staff" in t.message for t in result.tests)
     assert any(t.failure == "busy" and "did not finish within the time limit of 1.5 s" in t.message for t in busy)
     assert not [t for t in result.tests if t.failure in ("timeout", "skipped")]  # none of it is put down to the code
     assert not any(t.passed for t in busy) and any(t.passed for t in result.tests)  # no point for it; the rest still graded
