@@ -1,4 +1,4 @@
-"""The grader's side of the sandbox: start a worker, send calls, enforce the wall clock.
+"""The grader's side of the sandbox: start a worker, send calls, enforce their CPU time and a wall-clock backstop.
 
 A ``WorkerSession`` serves one submission. It starts a worker lazily, imports a module on
 its first call (in a fresh child of the worker: switching modules resets it), and replaces
