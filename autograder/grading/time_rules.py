@@ -14,7 +14,8 @@ student's process; the kernel counts it whatever the machine's load.
   its CPU time over ``CPU_SHARE`` or the wall clock it did not spend waiting for a CPU, whichever is more: at
   Gradescope's share both come to its wall clock, on a faster machine a busy call is charged as on Gradescope, and on
   a loaded one the machine's load is not charged. A call that is stopped or that crashes the worker counts as the full
-  limit, as does a reset between tests that has to replace the worker (what a reset takes beyond a second is charged
+  limit (or what it was charged, if more), and a call's wall-clock backstop never reaches more than its limit past its
+  module's budget, as does a reset between tests that has to replace the worker (what a reset takes beyond a second is charged
   too) (so the budget also bounds the worker restarts a module causes; what that call left of its limit pays for the
   module's re-import after the restart); then the module's remaining calls are not run. A call whose module process
   ends (a crash, an exit) or is ended for writing too much costs what it took: the worker lives on and forks a fresh
@@ -83,11 +84,14 @@ def stopped_starved(exc: StudentCallError, seconds: float) -> bool:
 
 
 def charged(done: Exchange) -> float:
-    """What an exchange that was not stopped costs its module's budget: its CPU time at Gradescope's share, or the
-    wall clock it did not spend waiting for a CPU, whichever is more (its wall clock where the CPU is not known)."""
+    """What an exchange costs its module's budget: its CPU time at Gradescope's share, or the wall clock it did not
+    spend waiting for a CPU, whichever is more (its wall clock where the CPU is not known). One that was stopped costs
+    its full limit, or up to its wall-clock backstop when it slept that long (what the grader then takes to stop it
+    and clean up is the grader's, slower on a loaded machine)."""
     if done.cpu is None:
-        return done.seconds
-    return max(done.cpu / CPU_SHARE, done.seconds - done.waited)
+        return done.limit if done.stopped else done.seconds
+    cost = max(done.cpu / CPU_SHARE, done.seconds - done.waited)
+    return max(done.limit, min(cost, WALL_BACKSTOP * done.limit)) if done.stopped else cost
 
 
 def problem_budget(problem: Problem) -> float:
@@ -109,9 +113,10 @@ def time_bound(assignment: Assignment, restart_seconds: float = RESTART_SECONDS)
 
 
 def problem_bound(problem: Problem, restart_seconds: float = RESTART_SECONDS) -> float:
-    """One problem's share of ``time_bound``: its budget, one last call (up to its wall-clock backstop), and
-    ``BUDGET_FACTOR + 1`` restarts."""
-    return problem_budget(problem) + WALL_BACKSTOP * problem.limits.call_seconds + (BUDGET_FACTOR + 1) * restart_seconds
+    """One problem's share of ``time_bound``: its budget, one last call, and ``BUDGET_FACTOR + 1`` restarts. A call is
+    charged at least the wall clock it did not spend waiting for a CPU, and a call's wall-clock backstop never reaches
+    past its module's budget by more than its limit (``CallGuard``), so the last call adds at most one limit."""
+    return problem_budget(problem) + problem.limits.call_seconds + (BUDGET_FACTOR + 1) * restart_seconds
 
 
 def deadline_seconds(assignment: Assignment) -> float:
@@ -122,7 +127,7 @@ def deadline_seconds(assignment: Assignment) -> float:
 def room_for_a_problem(assignment: Assignment) -> float:
     """The largest call limit one more problem could have with the worst case still inside the deadline (<= 0: none)."""
     left = deadline_seconds(assignment) - GRADER_SECONDS - time_bound(assignment) - (BUDGET_FACTOR + 1) * RESTART_SECONDS
-    return math.floor(left / (BUDGET_FACTOR + WALL_BACKSTOP) * 10) / 10
+    return math.floor(left / (BUDGET_FACTOR + 1) * 10) / 10
 
 
 def bound_problem(assignment: Assignment) -> str | None:
@@ -132,7 +137,7 @@ def bound_problem(assignment: Assignment) -> str | None:
     if bound + GRADER_SECONDS <= deadline:
         return None
     over = bound + GRADER_SECONDS - deadline
-    per_second = BUDGET_FACTOR + WALL_BACKSTOP  # a second of call limit costs its budget share and the last call's backstop
+    per_second = BUDGET_FACTOR + 1  # a second of call limit costs its budget share and the last call's second
     fixed = RESTART_SECONDS + len(assignment.problems) * (BUDGET_FACTOR + 1) * RESTART_SECONDS
     shares = ", ".join(f"{p.module} {p.limits.call_seconds:g} s -> {problem_bound(p):g} s" for p in assignment.problems)
     minutes = math.ceil((bound + GRADER_SECONDS) / DEADLINE_FRACTION / 60)
@@ -140,8 +145,7 @@ def bound_problem(assignment: Assignment) -> str | None:
         f"the worst case of a submission, {bound:g} s in student code and worker restarts plus {GRADER_SECONDS:g} s for otter "
         f"and the grader, passes the deadline of {deadline:g} s ({DEADLINE_FRACTION:.0%} of the "
         f"{assignment.gradescope.timeout_minutes:g}-minute timeout) by {over:g} s.",
-        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call ({WALL_BACKSTOP:g} x its limit "
-        f"of wall clock) + {BUDGET_FACTOR + 1} worker "
+        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR + 1} worker "
         f"restarts of {RESTART_SECONDS:g} s: {shares}; plus the first start, {RESTART_SECONDS:g} s.",
     ]
     if fixed + GRADER_SECONDS < deadline:
@@ -182,7 +186,7 @@ class Session(Protocol):
     exchanges: list[Exchange]
 
     def call(self, module: str, func: str, args: tuple, kwargs: dict[str, Any], seconds: float, shown: str,
-             meter: dict | None = None) -> Any: ...
+             meter: dict | None = None, backstop: float | None = None) -> Any: ...
 
 
 class CallGuard:
@@ -213,10 +217,9 @@ class CallGuard:
         try:
             self._charge_new(session)  # a reset between tests that cost the module time (or the worker) counts first
             self.admit(worker_name, func, shown, module, seconds)
+            extra = ({"meter": meter} if meter is not None else {}) | self._backstop(worker_name, seconds)
             try:
-                if meter is None:
-                    return session.call(worker_name, func, args, kwargs, seconds, shown)
-                return session.call(worker_name, func, args, kwargs, seconds, shown, meter=meter)
+                return session.call(worker_name, func, args, kwargs, seconds, shown, **extra)
             finally:
                 self._charge_new(session)
         except StudentCallError as exc:
@@ -258,6 +261,16 @@ class CallGuard:
             raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
                                    f"(a call that is stopped counts as the full {seconds:g} s).", errors.BUDGET)
 
+    def _backstop(self, worker_name: str, seconds: float) -> dict[str, float]:
+        """The wall clock a call may take when its module's budget has less left than ``WALL_BACKSTOP`` x its limit: what
+        is left, never less than the limit (so the last call of a problem ends within its budget plus one limit, as
+        ``time_bound`` counts); {} for the session's own backstop."""
+        budget = self.budgets.get(worker_name)
+        if budget is None:
+            return {}
+        left = budget - self.spent.get(worker_name, 0.0)
+        return {"backstop": max(seconds, left)} if left < WALL_BACKSTOP * seconds else {}
+
     def _charge_new(self, session: Session) -> None:
         """Charge the session's exchanges not charged yet; those before this guard's first call are not its modules'."""
         if session.exchanges is not self._ledger:
@@ -275,8 +288,8 @@ class CallGuard:
         for done in exchanges:
             self.waited[done.module] = self.waited.get(done.module, 0.0) + min(done.waited, done.limit if done.stopped else done.seconds)
             if done.stopped:
-                self.spent[done.module] = self.spent.get(done.module, 0.0) + done.limit
-                self._restart_credit[done.module] = max(done.limit - charged(done), 0.0)
+                self.spent[done.module] = self.spent.get(done.module, 0.0) + charged(done)
+                self._restart_credit[done.module] = max(done.limit - done.seconds, 0.0)
                 continue
             cost = charged(done)
             covered = min(self._restart_credit.pop(done.module, 0.0), cost) if done.op == "import" else 0.0

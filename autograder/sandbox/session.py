@@ -112,7 +112,7 @@ class WorkerSession:
         self.output.clear()
         self.broken, self.exchanges = {}, []
 
-    def import_module(self, module: str, seconds: float) -> None:
+    def import_module(self, module: str, seconds: float, backstop: float | None = None) -> None:
         """Import ``module`` in the worker (in a fresh child); raise ``StudentCallError`` if that fails."""
         if module in self.broken:
             raise StudentCallError(self.broken[module], "import")
@@ -124,7 +124,7 @@ class WorkerSession:
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
         allowed = environment.student_libraries()
         request |= {"allowed": list(allowed)} if allowed else {}  # none found: no guard, rather than refusing numpy and torch
-        header = self._exchange(worker, request, [], seconds, f"importing {module}.py")
+        header = self._exchange(worker, request, [], seconds, f"importing {module}.py", backstop)
         self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
         if not header.get("ok"):
             self.broken[module] = import_failure(module, header.get("error", {}))
@@ -157,17 +157,20 @@ class WorkerSession:
                                            self._limits.get(module, RESET_SECONDS), failed))
         return worker
 
-    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None) -> Any:
-        """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds``; return plain data."""
+    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None,
+             backstop: float | None = None) -> Any:
+        """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds`` (``backstop``: of wall clock, instead of
+        ``WALL_BACKSTOP`` x ``seconds``); return plain data."""
         try:
-            self.import_module(module, seconds)
+            self.import_module(module, seconds, backstop)
         except StudentCallError as exc:
             if exc.kind == "import" and module not in self.broken:
                 self.broken[module] = str(exc)
             raise
         worker = self._ensure_ready()
         tree, blobs = codec.encode_call(args, kwargs)
-        header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown)
+        header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown,
+                                backstop)
         overused = self.setup.scratch_overused(worker.host_pid)  # also after every call: a thread may write between the watch's samples
         if overused:
             self._reset()
@@ -182,11 +185,12 @@ class WorkerSession:
                 header["metered"]["memory_capped"] = header.get("capped") is True
         return errors.answer(shown, header, meter)
 
-    def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
+    def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str,
+                  backstop: float | None = None) -> dict:
         cpu_start = worker.tree_cpu()
         # The limit is CPU time of everything the call runs, read in /proc by the grader; the wall clock only stops a
         # call that sleeps or blocks. Where /proc cannot say, the limit is wall clock.
-        cpu_limit, wall = (None, seconds) if cpu_start is None else (seconds * CPU_SHARE, seconds * WALL_BACKSTOP)
+        cpu_limit, wall = (None, seconds) if cpu_start is None else (seconds * CPU_SHARE, backstop or seconds * WALL_BACKSTOP)
         request = dict(request, id=next(self._ids), limit=wall)
         self._limits[request["module"]] = seconds
         start, printed = time.monotonic(), self.output.fed

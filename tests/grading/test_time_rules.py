@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from autograder import settings
 from autograder.grading import grader, time_rules
 from autograder.grading.observers import Observer
 from autograder.model import manifest, paths
@@ -18,11 +19,12 @@ class FakeSession:
     waited for a CPU)``); each step may first record the exchanges the call cost (``(op, seconds, stopped[, waited])``)."""
 
     def __init__(self, script, costs=None):
-        self.script, self.calls, self.exchanges = list(script), [], []
+        self.script, self.calls, self.exchanges, self.backstops = list(script), [], [], []
         self.costs = list(costs or [])
 
-    def call(self, module, func, args, kwargs, seconds, shown):
+    def call(self, module, func, args, kwargs, seconds, shown, backstop=None):
         self.calls.append(func)
+        self.backstops.append(backstop)
         for op, spent, stopped, *waited in self.costs.pop(0) if self.costs else []:
             self.exchanges.append(Exchange(module, op, func if op == "call" else "", spent, seconds, stopped, *waited))
         step = self.script.pop(0)
@@ -282,3 +284,25 @@ def test_a_reset_between_calls_that_replaced_the_worker_is_charged_before_the_ne
     session.exchanges.append(Exchange("m", "reset", "", 3.0, 5.0, True))
     with pytest.raises(StudentCallError, match="used up their time budget of 8 s"):
         run(guard, session, "f")
+
+
+def test_a_call_is_charged_its_cpu_time_at_gradescope_s_share_or_the_wall_clock_it_did_not_wait_whichever_is_more():
+    assert settings.CPU_SHARE == manifest.load().gradescope.cpus  # the limits are measured at Gradescope's allocation
+    busy = Exchange("m", "call", "f", 1.0, 5.0, False, 0.1, cpu=0.9)  # a busy call on a whole CPU: as at half of one
+    starved = Exchange("m", "call", "f", 4.0, 5.0, False, 3.8, cpu=0.2)  # waiting for a CPU: the load is not charged
+    asleep = Exchange("m", "call", "f", 2.0, 5.0, False, 0.0, cpu=0.0)
+    unknown = Exchange("m", "call", "f", 2.0, 5.0, False, 1.5)  # the portable path: its wall clock
+    stopped = Exchange("m", "call", "f", 6.25, 5.0, True, 0.0, cpu=0.1)  # stopped asleep at the backstop
+    slow_stop = Exchange("m", "call", "f", 19.0, 5.0, True, 0.0, cpu=0.1)  # the grader took long to stop it: not charged
+    at_cpu_limit = Exchange("m", "call", "f", 2.6, 5.0, True, 0.0, cpu=2.5)
+    charges = [time_rules.charged(e) for e in (busy, starved, asleep, unknown, stopped, slow_stop, at_cpu_limit)]
+    assert charges == pytest.approx([1.8, 0.4, 2.0, 2.0, 6.25, 6.25, 5.0])
+
+
+def test_the_last_call_s_wall_clock_reaches_past_its_module_s_budget_by_at_most_its_limit():
+    session = FakeSession([1, 2, 3], costs=[[("call", 4.0, False)], [("call", 4.0, False)], []])
+    guard = time_rules.CallGuard()
+    guard.set_budget("m", 10.0)
+    assert [run(guard, session, "f") for _ in range(3)] == [1, 2, 3]
+    # 10 s left, then 6 s (more than 1.25 x 5 s: the session's own backstop), then 2 s: the call may take its 5 s limit.
+    assert session.backstops == [None, 6.0, 5.0]
