@@ -232,6 +232,8 @@ def _quick_grade(assignment, tmp_path, code, purpose=grader.Purpose.GRADING):
 
 
 def test_busy_processes_of_the_call_s_own_spend_its_cpu_limit_and_are_never_the_grader_s_fault(assignment, tmp_path):
+    # Its processes share what the kernel gives its session (one group of the scheduler): on a machine that gives that
+    # group a quarter of a CPU or more (any machine not overloaded several times over), they use up its CPU limit.
     result = _quick_grade(assignment, tmp_path, OWN_BUSY_PROCESSES)
     kinds = {t.failure for t in result.tests if not t.passed}
     assert "timeout" in kinds and not kinds & {"busy", "busy_not_run"}, [t.message for t in result.tests]
