@@ -194,7 +194,7 @@ class WorkerSession:
         # The limit is CPU time of everything the call runs, read in /proc by the grader; the wall clock only stops a
         # call that sleeps or blocks. Where /proc cannot say, the limit is wall clock.
         cpu_limit, wall = (None, seconds) if cpu_start is None else (seconds * CPU_SHARE, backstop or seconds * WALL_BACKSTOP)
-        request = dict(request, id=next(self._ids), limit=wall)
+        request = dict(request, id=next(self._ids), limit=wall) | ({"cpu_limit": cpu_limit} if cpu_limit is not None else {})
         self._limits[request["module"]] = seconds
         start, printed = time.monotonic(), self.output.fed
         stopped, waited = True, 0.0
