@@ -162,7 +162,8 @@ def bound_problem(assignment: Assignment) -> str | None:
 def describe(assignment: Assignment) -> str:
     """The rules in one line, for the staff's log."""
     calls = ", ".join(f"{p.module} {p.limits.call_seconds:g} s" for p in assignment.problems)
-    return (f"per call: {calls}; a function stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit; "
+    return (f"per call: {calls} (CPU time of all it runs at {CPU_SHARE:g} CPU, wall clock up to {WALL_BACKSTOP:g} x); a function "
+            f"stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit; "
             f"per submission: no call after {DEADLINE_FRACTION:.0%} of the {assignment.gradescope.timeout_minutes:g}-minute timeout")
 
 
