@@ -7,7 +7,8 @@ student's process; the kernel counts it whatever the machine's load.
 
 - Per call: its problem's ``limits.call_seconds``, measured at Gradescope's share of a CPU: the call may use
   ``call_seconds x CPU_SHARE`` seconds of CPU time, then it is stopped; a wall-clock backstop of
-  ``call_seconds x WALL_BACKSTOP`` stops a call that sleeps or blocks. (Where /proc cannot say, as on the portable path,
+  ``call_seconds x WALL_BACKSTOP`` (2: a busy call stopped there first ran on less than a quarter of a CPU) stops a
+  call that sleeps or blocks, never more than one limit past its module's budget. (Where /proc cannot say, as on the portable path,
   the limit is ``call_seconds`` of wall clock.)
 - Per function: a function whose call was stopped is not called again (a hang costs one limit, not one per test).
 - Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit. A call is charged
