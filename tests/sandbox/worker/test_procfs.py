@@ -103,3 +103,31 @@ def test_no_children_where_proc_does_not_list_them(monkeypatch, tmp_path):
     (tmp_path / "1" / "task" / "1").mkdir(parents=True)  # a task folder without a children file
     monkeypatch.setattr(procfs, "PROC", str(tmp_path))
     assert procfs.children(1) is None
+
+
+def test_cpu_seconds_count_every_thread_and_the_children_reaped_and_the_main_thread_s_wait():
+    import threading
+    import time
+
+    def burn(seconds):
+        end = time.thread_time() + seconds
+        while time.thread_time() < end:
+            pass
+
+    slack = 2 * procfs._TICK  # an ended thread's time is in clock ticks, rounded down
+    own, reaped = procfs.cpu_seconds(os.getpid())
+    helper = threading.Thread(target=burn, args=(0.2,))
+    helper.start()
+    helper.join()  # an ended thread's time stays counted
+    assert procfs.cpu_seconds(os.getpid())[0] - own >= 0.2 - slack
+    pid = os.fork()
+    if pid == 0:
+        burn(0.2)
+        os._exit(0)
+    while procfs.stat(pid).state != "Z":
+        time.sleep(0.01)
+    assert procfs.cpu_seconds(pid)[0] >= 0.2 - slack  # a zombie still says what it used
+    os.waitpid(pid, 0)
+    assert procfs.cpu_seconds(os.getpid())[1] - reaped >= 0.2 - slack  # once reaped, its parent's
+    assert isinstance(procfs.leader_run_delay(os.getpid()), float)
+    assert procfs.cpu_seconds(2**22 + 1) is None and procfs.leader_run_delay(2**22 + 1) is None
