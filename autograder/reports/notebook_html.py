@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from ..model.scores import DETAIL_LABELS, GRADED, GradeReport, TestResult
+from . import printed
 
 COLUMNS = ("test", "result", "call", "expected", "got", "where", "hint")  # the last five: DETAIL_LABELS
 WIDTHS = (18, 6, 18, 10, 10, 20, 18)  # percent of the page: 1280 px reads without a horizontal scrollbar
@@ -71,7 +72,7 @@ def render(report: GradeReport, summary: str, passed: bool) -> str:
         problems.append({
             "module": problem.module, "title": problem.title, "passed": sum(t.passed for t in problem.tests),
             "count": len(problem.tests), "points": f"{problem.points:g}", "max_points": f"{problem.max_points:g}",
-            "status": "" if problem.kind == GRADED else problem.status, "output": problem.output.strip() and problem.output[-2000:],
+            "status": "" if problem.kind == GRADED else problem.status, "output": printed.shown(problem.output),
             "tests": [_test_row(t) for t in problem.tests if not (problem.kind != GRADED and not t.passed and not t.details
                                                                   and t.message == problem.status)] or [],
         })

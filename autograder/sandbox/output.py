@@ -73,7 +73,10 @@ class OutputBuffer:
             if not self.dropped:
                 return text
             tail = bytes(_STACK.sub(b"", self.tail)).decode("utf-8", "replace").partition("\n")[2]  # from a line's start
-            return text + f"\n[... {self.dropped} more bytes of output dropped]" + (f"; the last lines printed:\n{tail}" if tail else "")
+            flood = (f"[a flood of output: {len(self.data) + self.dropped:,} bytes printed, of which the first {len(self.data):,} "
+                     "and the last lines are kept; printing this much slows every call, so print less]\n")
+            return (flood + text + f"\n[... {self.dropped:,} more bytes of output dropped]"
+                    + (f"; the last lines printed:\n{tail}" if tail else ""))
 
 
 def _frames(text: bytes) -> list[tuple[str, int, str]]:

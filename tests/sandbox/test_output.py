@@ -26,3 +26,14 @@ def test_a_place_in_what_is_kept_is_not_shown_either():
     buffer = OutputBuffer()
     buffer.feed(b"before\n" + stack_line([["/s/submission-2/m.py", 1, "g"]]) + b"after\n")
     assert buffer.text() == "before\nafter\n" and buffer.stopped_at() == [("/s/submission-2/m.py", 1, "g")]
+
+
+def test_a_flood_that_finished_is_called_a_flood_before_its_first_line():
+    buffer = OutputBuffer()
+    flood = b"line\n" * (OUTPUT_LIMIT // 5 + 1000)
+    buffer.feed(flood)
+    shown = buffer.text()
+    assert shown.startswith(f"[a flood of output: {len(flood):,} bytes printed, of which the first {OUTPUT_LIMIT:,} ")
+    buffer.clear()
+    buffer.feed(b"a few lines\n")
+    assert buffer.text() == "a few lines\n"
