@@ -168,7 +168,7 @@ class Call:
         if diff:
             found = self.hints(got, expected, tol) if hints else []
             found += [h for h in [checks.precision_hint(got, self.args, self.kwargs)] if h and h not in found]
-            raise checks.CheckFailure.labelled(Called=self.shown, Expected=checks.describe(expected), Got=checks.describe(got),
+            raise checks.CheckFailure.labelled(Called=self.shown, Expected=checks.describe(expected), Got=checks.describe(got, own=True),
                                                Where=diff, Hint="\n".join(found))
         return got
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .calls import Call
-from .checks import expect_true, fail
+from .checks import expect_true, fail, size_in_bytes
 
 WORK_SIZES = (256, 1024)
 LONG_N, LONG_MEMORY_MB = 8192, 256
@@ -50,9 +50,9 @@ def expect_linear_in_tokens(function: Any, inputs: Callable[[int], tuple], never
         try:
             costs[n] = call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
         except AssertionError as exc:
-            room = f", more than the {LONG_MEMORY_MB} MB this call may use" if n == LONG_N else ""
+            room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n == LONG_N else ""
             fail(f"{exc}\nWith N = {n} tokens, {name} must use time and memory linear in N: it may never build an N x N "
-                 f"matrix (an N x N float64 matrix would need {n * n * 8 >> 20} MiB here{room}), nor {never}.")
+                 f"matrix (an N x N float64 matrix would need {size_in_bytes(n * n * 8)} here{room}), nor {never}.")
             return
     small, large = WORK_SIZES
     growth = costs[large]["work"] / max(costs[small]["work"], 1)

@@ -86,5 +86,12 @@ def test_an_allocation_refused_at_the_long_length_names_the_matrix_and_the_cap(f
     message = str(failed.value)
     assert message.startswith("m.attend raised RuntimeError")
     assert f"With N = {scaling.LONG_N} tokens, attend must use time and memory linear in N" in message
-    assert f"would need 512 MiB here, more than the {scaling.LONG_MEMORY_MB} MB this call may use), nor {NEVER}." in message
+    assert f"would need 512 MiB here, more than the {scaling.LONG_MEMORY_MB} MiB this call may use), nor {NEVER}." in message
     assert not fake.compared
+
+
+def test_an_allocation_refused_at_a_small_length_gives_the_matrix_in_kib(fake):
+    small = scaling.WORK_SIZES[0]
+    with pytest.raises(CheckFailure) as failed:
+        check(fake, {small: CheckFailure("m.attend raised MemoryError")})
+    assert f"an N x N float64 matrix would need {small * small * 8 // 1024} KiB here), nor {NEVER}." in str(failed.value)
