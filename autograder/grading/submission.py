@@ -26,7 +26,7 @@ MAX_MODULE_BYTES = 1 << 20
 MAX_ZIP_ENTRIES = 10_000
 MAX_NESTED_ZIP_BYTES = 64 << 20  # a zip inside a zip is read into memory, so it has a cap of its own
 # Never the student's modules: a Mac's zip metadata, caches, version control, a virtual environment made in the folder.
-SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints", ".venv", "venv", "site-packages", "node_modules"}
+SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".pytest_cache", ".git", ".ipynb_checkpoints", ".venv", "venv", "site-packages", "node_modules"}
 ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError)
 
 

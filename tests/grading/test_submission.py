@@ -154,3 +154,14 @@ def test_near_miss_names_are_named_with_their_likely_meaning_and_never_cut_from_
 ])
 def test_near_miss(name, meant):
     assert submission.near_miss(name, MODULES) == meant
+
+
+def test_pytests_cache_is_not_reported_as_ignored(tmp_path):
+    folder = tmp_path / "handout"
+    (folder / ".pytest_cache" / "v" / "cache").mkdir(parents=True)
+    (folder / ".pytest_cache" / "README.md").write_text("pytest's cache\n")
+    (folder / ".pytest_cache" / "v" / "cache" / "nodeids").write_text("[]\n")
+    for name, source in SOURCES.items():
+        (folder / name).write_bytes(source)
+    located = submission.locate(folder, MODULES)
+    assert located.ignored == [] and set(located.sources) == set(MODULES)
