@@ -72,7 +72,7 @@ def write_zip(sources: dict[str, bytes], target: Path) -> Path:
     return target
 
 
-def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001 - a WorkerSession or None
+def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001 - WorkerSession(s) or None
     """Check the modules at ``path`` (a folder or a zip), then write ``out`` with exactly the modules found."""
     path, out = Path(path), Path(out)
     try:

@@ -8,22 +8,112 @@ behind; where the Linux sandbox cannot run it takes the portable path (``sandbox
 from __future__ import annotations
 
 import difflib
+import os
+import queue
 import re
+import threading
+import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from ..expected import records
 from ..model import manifest
 from ..model.manifest import Assignment
-from ..model.scores import GradeReport
+from ..model.scores import GradeReport, ProblemResult
 from ..sandbox.policy import portable_reason
 from ..sandbox.session import WorkerSession
 from . import grader, worker_memory
+from .time_rules import problem_budget
 
 
 def run(folder: Path, assignment: Assignment | None = None, modules: list[str] | None = None,
-        session: WorkerSession | None = None) -> GradeReport:
-    """The public tests of ``modules`` (default: all) on the modules in ``folder``; ``session`` from ``open_session`` serves many."""
+        session: WorkerSession | Sequence[WorkerSession] | None = None, workers: int | None = None) -> GradeReport:
+    """The public tests of ``modules`` (default: all) on the modules in ``folder``.
+
+    Problems are graded in parallel, one per worker, where the machine has more than one core (``workers``: how many;
+    default ``parallel_workers``); the report is the same as one worker's, problems in the assignment's order.
+    ``session``: one from ``open_session``, or several from ``open_sessions`` (the notebook keeps them between checks).
+    """
     assignment = assignment or manifest.load()
-    return grader.grade(Path(folder), assignment, grader.Purpose.SELF_CHECK, modules=modules or None, session=session)
+    chosen = [p for p in assignment.problems if not modules or p.module in modules]
+    pool = list(session) if isinstance(session, Sequence) else [session] if session is not None else []
+    count = min(len(chosen), len(pool) if pool else workers or parallel_workers(len(chosen)))
+    if count <= 1:
+        return grader.grade(Path(folder), assignment, grader.Purpose.SELF_CHECK, modules=[p.module for p in chosen],
+                            session=pool[0] if pool else None)
+    return _run_in_parallel(Path(folder), assignment, chosen, pool[:count], count)
+
+
+def parallel_workers(problems: int) -> int:
+    """How many problems a self-check grades at once: one per core this process may use, at most one per problem."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, problems))
+
+
+def _run_in_parallel(folder: Path, assignment: Assignment, chosen: list, pool: list[WorkerSession], count: int) -> GradeReport:
+    """Grade ``chosen`` problems on ``count`` workers, each taking the next problem as it finishes one (longest first)."""
+    start = time.perf_counter()
+    records.preload([p.module for p in chosen])  # recorded once, here, rather than by several threads at once
+    tests = grader.load_all_tests(assignment, include_hidden=False)
+    portable = not pool and bool(portable_reason())
+    own = not pool and not portable
+    if own:
+        pool = open_sessions(assignment, count)
+    longest_first = sorted(chosen, key=problem_budget, reverse=True)  # so that no long problem is left for last
+    waiting: queue.Queue = queue.Queue()
+    # A sandbox worker takes one problem after another; on the portable path each group has its own child, started
+    # once (a child per problem would import torch once per problem).
+    for group in _groups(longest_first, count) if portable else [[p] for p in longest_first]:
+        waiting.put([p.module for p in group])
+    done: list[GradeReport] = []
+    failures: list[BaseException] = []
+
+    def work(session: WorkerSession | None) -> None:
+        while not failures:
+            try:
+                modules = waiting.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                done.append(grader.grade(folder, assignment, grader.Purpose.SELF_CHECK, modules=modules, session=session,
+                                         tests=tests))
+            except BaseException as exc:  # noqa: BLE001 - raised again below, in the caller's thread
+                failures.append(exc)
+
+    threads = [threading.Thread(target=work, args=(pool[i] if pool else None,), daemon=True) for i in range(count)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        if own:
+            for session in pool:
+                session.close()
+    if failures:
+        raise failures[0]
+    return _merged(str(folder), done, [p.module for p in chosen], time.perf_counter() - start)
+
+
+def _groups(problems: list, count: int) -> list[list]:
+    """``problems`` (longest first) dealt into ``count`` groups of about equal budget."""
+    groups: list[list] = [[] for _ in range(count)]
+    for problem in problems:
+        min(groups, key=lambda g: sum(problem_budget(p) for p in g)).append(problem)
+    return [g for g in groups if g]
+
+
+def _merged(submission: str, reports: list[GradeReport], order: list[str], seconds: float) -> GradeReport:
+    """One report of the partial reports, problems in ``order``, as one run over all of them would have written it."""
+    found = {p.module: p for r in reports for p in r.problems}
+    problems: list[ProblemResult] = [found[m] for m in order]
+    notes = list(dict.fromkeys(n for r in reports for n in r.notes))
+    staff_notes = list(dict.fromkeys(n for r in reports for n in r.staff_notes))
+    fingerprint = {k: v for r in reports for k, v in r.fingerprint.items()}
+    return GradeReport(submission, problems, notes, seconds, staff_notes, fingerprint)
 
 
 def open_session(assignment: Assignment) -> WorkerSession | None:
@@ -34,6 +124,16 @@ def open_session(assignment: Assignment) -> WorkerSession | None:
     if portable_reason():
         return None
     return WorkerSession(memory_mb=worker_memory.choose(assignment).mb, start_now=True, self_check=True)
+
+
+def open_sessions(assignment: Assignment, count: int | None = None) -> list[WorkerSession]:
+    """``count`` workers (default: ``parallel_workers`` for every problem), started together, for parallel self-checks;
+    [] on the portable path (each run there starts its own children)."""
+    if portable_reason():
+        return []
+    count = count or parallel_workers(len(assignment.problems))
+    memory = worker_memory.choose(assignment).mb
+    return [WorkerSession(memory_mb=memory, start_now=True, self_check=True) for _ in range(count)]
 
 
 def verdict(report: GradeReport, assignment: Assignment) -> str:

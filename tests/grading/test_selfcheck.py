@@ -2,6 +2,7 @@
 
 import os
 import re
+import threading
 
 import pytest
 
@@ -80,3 +81,42 @@ def test_what_grading_refuses_the_self_check_refuses_with_the_same_words(tmp_pat
     changed = tests["two_heads_as_tensors_and_zero_layers"]
     assert "your function changed its argument attended in place" in changed, changed
     assert tests["worked_example"] == ""  # lists of ints cannot be modified through a tensor's methods; the no-op write is no change
+
+
+def _as_read(report):
+    """Everything a student reads in a report (not the seconds each test took)."""
+    return report.notes, [(p.module, p.title, p.status, p.kind, p.output, [
+        (t.name, t.points, t.passed, t.message, t.details, t.mistakes, t.failure) for t in p.tests]) for p in report.problems]
+
+
+@pytest.mark.parametrize("portable", ["", "1"], ids=["sandbox", "portable"])
+def test_problems_checked_in_parallel_read_as_one_after_another(tmp_path, monkeypatch, assignment, portable):
+    monkeypatch.setenv("AUTOGRADER_PORTABLE", portable)
+    for module in assignment.modules:
+        (tmp_path / f"{module}.py").write_text((paths.REFERENCE / f"{module}.py").read_text())
+    (tmp_path / "complexity.py").write_text(STUDENT_MISTAKES["complexity"])
+    (tmp_path / "qkv_arithmetic.py").write_text((paths.REFERENCE / "qkv_arithmetic.py").read_text()
+                                                + "\n\ndef attention_scores(Q, K, scale=1.0):\n    print('scores of', tuple(Q.shape))\n"
+                                                  "    return Q @ K.mT\n")
+    (tmp_path / "notes.txt").write_text("ignored, and said so once")
+    threads = set()
+    grade = selfcheck.grader.grade
+
+    def watched(*args, **kwargs):
+        threads.add(threading.get_ident())
+        return grade(*args, **kwargs)
+
+    monkeypatch.setattr(selfcheck.grader, "grade", watched)
+    one = selfcheck.run(tmp_path, assignment, workers=1)
+    threads.clear()
+    two = selfcheck.run(tmp_path, assignment, workers=2)
+    assert len(threads) == 2  # two workers graded
+    assert _as_read(two) == _as_read(one)
+    assert [p.module for p in two.problems] == assignment.modules and two.notes == ["ignored (never read or run): notes.txt"]
+    assert not all(t.passed for t in two.problems[0].tests) and "scores of" in two.problems[0].output
+    assert two.problems[2].kind == "import"
+
+
+def test_a_check_uses_one_worker_per_core_and_no_more_than_problems(monkeypatch):
+    monkeypatch.setattr(selfcheck.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert [selfcheck.parallel_workers(n) for n in (1, 3, 6)] == [1, 3, 4]
