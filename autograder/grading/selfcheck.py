@@ -45,12 +45,18 @@ def run(folder: Path, assignment: Assignment | None = None, modules: list[str] |
 
 
 def parallel_workers(problems: int) -> int:
-    """How many problems a self-check grades at once: one per core this process may use, at most one per problem."""
+    """How many problems a self-check grades at once: one per idle core this process may use (its cores less the
+    last minute's load), at most one per problem. Each worker imports torch, a few seconds of one core: on a busy
+    machine a second worker only competes with the first (measured on a shared two-core machine: bench_check_parallel.py)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # macOS and Windows
         cores = os.cpu_count() or 1
-    return max(1, min(cores, problems))
+    try:
+        busy = round(os.getloadavg()[0])
+    except (AttributeError, OSError):  # Windows has no load average
+        busy = 0
+    return max(1, min(cores - busy, problems))
 
 
 def _run_in_parallel(folder: Path, assignment: Assignment, chosen: list, pool: list[WorkerSession], count: int) -> GradeReport:

@@ -117,6 +117,11 @@ def test_problems_checked_in_parallel_read_as_one_after_another(tmp_path, monkey
     assert two.problems[2].kind == "import"
 
 
-def test_a_check_uses_one_worker_per_core_and_no_more_than_problems(monkeypatch):
+def test_a_check_uses_one_worker_per_idle_core_and_no_more_than_problems(monkeypatch):
     monkeypatch.setattr(selfcheck.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (0.2, 0.5, 0.5), raising=False)
     assert [selfcheck.parallel_workers(n) for n in (1, 3, 6)] == [1, 3, 4]
+    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (2.6, 1.0, 1.0), raising=False)
+    assert selfcheck.parallel_workers(6) == 1
+    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (9.0, 9.0, 9.0), raising=False)
+    assert selfcheck.parallel_workers(6) == 1
