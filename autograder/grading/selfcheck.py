@@ -38,10 +38,40 @@ def run(folder: Path, assignment: Assignment | None = None, modules: list[str] |
     chosen = [p for p in assignment.problems if not modules or p.module in modules]
     pool = list(session) if isinstance(session, Sequence) else [session] if session is not None else []
     count = min(len(chosen), len(pool) if pool else workers or parallel_workers(len(chosen)))
-    if count <= 1:
-        return grader.grade(Path(folder), assignment, grader.Purpose.SELF_CHECK, modules=[p.module for p in chosen],
-                            session=pool[0] if pool else None)
-    return _run_in_parallel(Path(folder), assignment, chosen, pool[:count], count)
+    if count > 1:
+        return _run_in_parallel(Path(folder), assignment, chosen, pool[:count], count)
+    own = [] if pool or portable_reason() else open_sessions(assignment, 1)
+    use = (pool or own or [None])[0]
+    try:
+        report = grader.grade(Path(folder), assignment, grader.Purpose.SELF_CHECK, modules=[p.module for p in chosen], session=use)
+        report.notes += slow_calls(use.exchanges) if use is not None else []
+    finally:
+        for each in own:
+            each.close()
+    return report
+
+
+# A call that ran this share of its time limit (less what it waited for a CPU) is named: the hidden tests may call it
+# on larger inputs, and a student should hear before grading that a form is slow (a loop over tokens, say).
+SLOW_SHARE = 0.3
+
+
+def slow_calls(exchanges: Sequence) -> list[str]:
+    """A note per student function whose slowest call ran ``SLOW_SHARE`` of its limit or more (none that was stopped:
+    its test already says so)."""
+    found: dict[tuple[str, str], list] = {}
+    for exchange in exchanges:
+        if exchange.op == "call" and not exchange.stopped:
+            found.setdefault((exchange.module, exchange.func), []).append(exchange)
+    notes = []
+    for (module, func), calls in found.items():
+        ran = [max(c.seconds - c.waited, 0.0) for c in calls]
+        slowest = max(range(len(calls)), key=ran.__getitem__)
+        if ran[slowest] >= SLOW_SHARE * calls[slowest].limit:
+            notes.append(f"{module}.{func} was slow: its slowest call ran {ran[slowest]:.1f} s of the {calls[slowest].limit:g} s "
+                         f"a call may take ({len(calls)} call(s), {sum(ran):.1f} s in all). Hidden tests may call it on larger "
+                         "inputs, where a slow form runs out of time.")
+    return notes
 
 
 def parallel_workers(problems: int) -> int:
@@ -84,8 +114,9 @@ def _run_in_parallel(folder: Path, assignment: Assignment, chosen: list, pool: l
             except queue.Empty:
                 return
             try:
-                done.append(grader.grade(folder, assignment, grader.Purpose.SELF_CHECK, modules=modules, session=session,
-                                         tests=tests))
+                report = grader.grade(folder, assignment, grader.Purpose.SELF_CHECK, modules=modules, session=session, tests=tests)
+                report.notes += slow_calls(session.exchanges) if session is not None else []
+                done.append(report)
             except BaseException as exc:  # noqa: BLE001 - raised again below, in the caller's thread
                 failures.append(exc)
 
@@ -116,6 +147,7 @@ def _merged(submission: str, reports: list[GradeReport], order: list[str], secon
     """One report of the partial reports, problems in ``order``, as one run over all of them would have written it."""
     found = {p.module: p for r in reports for p in r.problems}
     problems: list[ProblemResult] = [found[m] for m in order]
+    reports = sorted(reports, key=lambda r: min((order.index(p.module) for p in r.problems), default=len(order)))
     notes = list(dict.fromkeys(n for r in reports for n in r.notes))
     staff_notes = list(dict.fromkeys(n for r in reports for n in r.staff_notes))
     fingerprint = {k: v for r in reports for k, v in r.fingerprint.items()}

@@ -84,8 +84,8 @@ def test_what_grading_refuses_the_self_check_refuses_with_the_same_words(tmp_pat
 
 
 def _as_read(report):
-    """Everything a student reads in a report (not the seconds each test took)."""
-    return report.notes, [(p.module, p.title, p.status, p.kind, p.output, [
+    """Everything a student reads in a report (not the seconds each test took, nor which call was slow this time)."""
+    return [n for n in report.notes if " was slow: " not in n], [(p.module, p.title, p.status, p.kind, p.output, [
         (t.name, t.points, t.passed, t.message, t.details, t.mistakes, t.failure) for t in p.tests]) for p in report.problems]
 
 
@@ -125,3 +125,33 @@ def test_a_check_uses_one_worker_per_idle_core_and_no_more_than_problems(monkeyp
     assert selfcheck.parallel_workers(6) == 1
     monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (9.0, 9.0, 9.0), raising=False)
     assert selfcheck.parallel_workers(6) == 1
+
+
+def test_a_slow_call_is_named_with_its_share_of_the_limit(tmp_path, assignment):
+    (tmp_path / "receptive_field.py").write_text((paths.REFERENCE / "receptive_field.py").read_text() + """
+import time
+
+_reference_size, _slept = receptive_field_size, []
+
+
+def receptive_field_size(n_layers, n_heads, seq_len=None):
+    if not _slept:
+        _slept.append(time.sleep(2.0))
+    return _reference_size(n_layers, n_heads, seq_len)
+""")
+    report = selfcheck.run(tmp_path, assignment, ["receptive_field"])
+    assert report.all_passed
+    slow = [n for n in report.notes if n.startswith("receptive_field.receptive_field_size was slow: its slowest call ran ")]
+    limit = assignment.problem("receptive_field").limits.call_seconds
+    assert len(slow) == 1 and f" s of the {limit:g} s a call may take" in slow[0], report.notes
+    assert not any("receptive_field.receptive_field was slow" in n for n in report.notes)
+
+
+def test_slow_calls_count_what_ran_not_what_waited_for_a_cpu_nor_what_was_stopped():
+    from autograder.sandbox.exchange import Exchange
+
+    calls = [Exchange("m", "call", "f", 4.0, 10.0, False, waited=2.0), Exchange("m", "call", "f", 3.1, 10.0, False),
+             Exchange("m", "call", "g", 9.0, 10.0, False, waited=8.0), Exchange("m", "call", "h", 10.0, 10.0, True),
+             Exchange("m", "import", "", 5.0, 10.0, False)]
+    assert selfcheck.slow_calls(calls) == ["m.f was slow: its slowest call ran 3.1 s of the 10 s a call may take (2 call(s), "
+                                           "5.1 s in all). Hidden tests may call it on larger inputs, where a slow form runs out of time."]
