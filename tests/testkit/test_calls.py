@@ -20,25 +20,16 @@ import math
 def kernel_feature_dim(D, degree):
     return math.comb(D + degree - 1, degree)
 """
-TRANSPOSED_BLOCKS = """
-
-def shift_matrix(d, delta=1, base=10000.0, dtype=torch.float64):
-    if d % 2:
-        raise ValueError("d must be even")
-    theta = delta * float(base) ** (-2 * torch.arange(d // 2, dtype=torch.float64) / d)
-    c, s = theta.cos(), theta.sin()
-    blocks = torch.stack([torch.stack([c, -s], -1), torch.stack([s, c], -1)], -2)
-    return torch.block_diag(*blocks).to(dtype)
-"""
 
 
 @pytest.fixture(scope="module")
 def failed(tmp_path_factory, assignment):
     """Test name -> the hints its failure shows, for one realistic mistake in each of problems 1, 3 and 4."""
     folder = tmp_path_factory.mktemp("hints")
-    for module, wrong in (("qkv_arithmetic", WEIGHTS_IGNORE_CAUSAL), ("complexity", FEATURE_DIM_COMB),
-                          ("shift_matrix", TRANSPOSED_BLOCKS)):
+    for module, wrong in (("qkv_arithmetic", WEIGHTS_IGNORE_CAUSAL), ("complexity", FEATURE_DIM_COMB)):
         (folder / f"{module}.py").write_text((paths.REFERENCE / f"{module}.py").read_text() + wrong)
+    transposed = next(v for v in solutions.mistakes("shift_matrix") if v.name == "transposed_block")
+    (folder / "shift_matrix.py").write_text(transposed.source())  # a student's M with its 2x2 blocks transposed
     report = selfcheck.run(folder, assignment, ["qkv_arithmetic", "complexity", "shift_matrix"])
     return {t.name: t.details.get("Hint", "").splitlines() for p in report.problems for t in p.tests if not t.passed}
 
