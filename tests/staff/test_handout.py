@@ -165,6 +165,14 @@ def test_the_readme_and_the_notebook_say_how_to_run_pytest(handout):
     assert "`pytest`" in notebook and "--submission" in notebook
 
 
+def test_the_readme_says_what_to_do_where_the_pytorch_cpu_index_fails(handout):
+    with zipfile.ZipFile(handout) as zf:
+        readme = zf.read(f"{TOP}/README.md").decode()
+    assert 'fails with "No matching distribution found for filelock"' in readme
+    assert "pip install torch --no-deps --index-url https://download.pytorch.org/whl/cpu" in readme
+    assert "cannot be reached at all" in readme and "about 5 GB" in readme
+
+
 def test_the_handout_allows_the_imports_grading_allows(handout):
     with zipfile.ZipFile(handout) as zf:
         lines = zf.read(f"{TOP}/requirements.txt").decode().splitlines()
