@@ -142,6 +142,9 @@ def _reasons(report: GradeReport) -> list[str]:
     slow = {p.module: sum(t.failure in MACHINE_SLOW for t in p.tests) for p in report.problems}
     found += [f"rerun: the machine was too busy or slow to time {module} fairly ({n} test{'s' * (n != 1)})"
               for module, n in slow.items() if n]
+    unjudged = {p.module: sum(t.failure == scores.NO_EXPECTED for t in p.tests) for p in report.problems}
+    found += [f"regrade: the grader had no expected value for {n} test{'s' * (n != 1)} of {module} (its fault)"
+              for module, n in unjudged.items() if n]
     timed = {p.module: sum(t.failure in TIMED_OUT for t in p.tests) for p in report.problems}
     found += [f"timed out: {module} ({n} test{'s' * (n != 1)})" for module, n in timed.items() if n]
     if report.points <= FULL and not found:
