@@ -75,11 +75,11 @@ ENTRY_POINTS = ("portable_main.py", "run_grading.py", "run_autograder")
 
 def pytest_addoption(parser):
     parser.addoption("--no-grading", action="store_true",
-                     help="run only the tests that start no grading (the files outside tests/conftest.py's GRADING_FILES)")
+                     help="only the tests that start no grading (the files outside tests/conftest.py's GRADING_FILES)")
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "grading: the test's file has a test that starts grading (tests/conftest.py: GRADING_FILES)")
+    config.addinivalue_line("markers", "grading: its file has a test that starts grading (tests/conftest.py: GRADING_FILES)")
     if config.getoption("no_grading"):
         _refuse_grading()
 

@@ -45,7 +45,8 @@ def reference_signatures(module: str) -> dict[str, tuple[str, ...]]:
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
             args = node.args.args
             defaults = [None] * (len(args) - len(node.args.defaults)) + list(node.args.defaults)
-            found[node.name] = tuple(a.arg if d is None else f"{a.arg}={_literal(d)}" for a, d in zip(args, defaults, strict=True))
+            pairs = zip(args, defaults, strict=True)
+            found[node.name] = tuple(a.arg if d is None else f"{a.arg}={_literal(d)}" for a, d in pairs)
     return found
 
 
@@ -61,7 +62,7 @@ ASSIGNMENT = manifest.load()
 
 def test_the_contract_quotes_everything_spec_quotes():
     if not SPEC.exists():
-        pytest.skip(f"no {SPEC} beside the checkout (the contract is still checked against reference/ and assignments/)")
+        pytest.skip(f"no {SPEC} beside the checkout (the contract is checked against reference/ and the manifests)")
     missing = sorted(quoted(SPEC.read_text(encoding="utf-8")) - quoted(CONTRACT_TEXT))
     assert not missing, f"docs/contract.md does not quote these spans of {SPEC}: {missing}"
 

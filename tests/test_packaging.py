@@ -78,13 +78,14 @@ def test_the_wheel_holds_every_file_of_the_package(venv, tmp_path):
 
 
 def test_the_dependencies_admit_the_pinned_versions():
-    """Every package requirements.txt pins for grading is a dependency of the package, at a range that admits the pin."""
+    """Every package requirements.txt pins for grading is a dependency, with a range admitting the pin."""
     declared = {Requirement(line).name.lower(): Requirement(line) for line in PYPROJECT["project"]["dependencies"]}
     pins = [Requirement(line.split("#")[0]) for line in (paths.ROOT / "requirements.txt").read_text().splitlines()
             if line.split("#")[0].strip()]
     missing = [pin.name for pin in pins if pin.name.lower() not in declared]
     assert not missing, f"requirements.txt pins {missing}, which pyproject.toml's [project] dependencies leave out"
-    refused = [str(pin) for pin in pins if not declared[pin.name.lower()].specifier.contains(next(iter(pin.specifier)).version)]
+    refused = [str(pin) for pin in pins
+               if not declared[pin.name.lower()].specifier.contains(next(iter(pin.specifier)).version)]
     assert not refused, f"pyproject.toml's ranges refuse these pins of requirements.txt: {refused}"
 
 
