@@ -86,13 +86,20 @@ def test_signatures_are_the_references(module):
     assert signatures(CONTRACT_TEXT)[module] == reference_signatures(module)
 
 
-def test_no_doc_links_outside_the_repository():
-    outside = []
+def doc_links():
+    """``(doc, target)`` for every relative link of README.md and docs/*.md (an anchor of its own page left out)."""
     for doc in [paths.ROOT / "README.md", *sorted((paths.ROOT / "docs").glob("*.md"))]:
         for target in re.findall(r"\]\(([^)#\s]+)", doc.read_text(encoding="utf-8")):
-            if "://" in target:
-                continue
-            resolved = (doc.parent / target).resolve()
-            if not resolved.is_relative_to(paths.ROOT):
-                outside.append(f"{doc.relative_to(paths.ROOT)}: {target}")
+            if "://" not in target:
+                yield doc, target
+
+
+def test_no_doc_links_outside_the_repository():
+    outside = [f"{doc.relative_to(paths.ROOT)}: {target}" for doc, target in doc_links()
+               if not (doc.parent / target).resolve().is_relative_to(paths.ROOT)]
     assert not outside, f"links that leave the repository (a fresh clone has nothing there): {outside}"
+
+
+def test_doc_links_lead_to_files_of_the_repository():
+    broken = [f"{doc.relative_to(paths.ROOT)}: {target}" for doc, target in doc_links() if not (doc.parent / target).exists()]
+    assert not broken, f"links to files that do not exist: {broken}"
