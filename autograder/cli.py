@@ -38,7 +38,7 @@ def _unavailable(name: str, missing: str):
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; with ``only`` (a module of ``commands``), that command alone (importing the others costs time)."""
-    parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade the attention homework.")
+    parser = argparse.ArgumentParser(prog=_program(), description="Grade the attention homework.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in COMMANDS if only is None else (only,):
         path = f"{__package__}.commands.{module_name}"
@@ -59,6 +59,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         command.add_arguments(p)
         p.set_defaults(run=command.run)
     return parser
+
+
+def _program() -> str:
+    """How this command line was started, for its usage lines: the installed ``autograder`` or ``python -m autograder``."""
+    return "autograder" if os.path.basename(sys.argv[0]) == "autograder" else "python -m autograder"
 
 
 def _left_out(missing: str | None, path: str) -> bool:

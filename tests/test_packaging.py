@@ -50,6 +50,7 @@ def test_the_autograder_command_works_from_any_folder(venv, tmp_path):
 
     help_text = run([venv / "bin" / "autograder", "--help"], cwd=elsewhere)
     assert help_text.returncode == 0, help_text.stderr
+    assert help_text.stdout.startswith("usage: autograder ")  # the name it was started by
     assert "check" in help_text.stdout and "grade-all" in help_text.stdout
 
     root = run([venv / "bin" / "python", "-c", "from autograder.model import paths; print(paths.ROOT)"], cwd=elsewhere)
