@@ -66,6 +66,7 @@ GRADING_FILES = {
     "tests/test_notebook.py",
     "tests/test_public_coverage.py",
     "tests/test_spec_coverage.py",
+    "tests/testkit/test_calls.py",
 }
 
 # A command line that grades (also inside a shell command such as ``bash -c "... python -m autograder check"``).
