@@ -81,7 +81,7 @@ for _name, _reason in (("AUTOGRADER_LOWEST", "=1: install the lowest version of 
                        ("AUTOGRADER_FULL_INSTALL", "=1: the install test runs every command of the handout's README")):
     _env(_name, None, "tests/staff/test_student_install.py", _reason)
 
-# Time rules (grading/time_rules.py; docs/gradescope.md's table says how they bound a submission).
+# Time rules (grading/time_rules.py; the README's table says how they bound a submission).
 BUDGET_FACTOR = _tunable("BUDGET_FACTOR", 4, "grading/time_rules.py",
                          "a problem's calls together get this many times its call limit; > 3 so that three crashing "
                          "calls of one function still leave the problem's other functions graded")
