@@ -34,7 +34,7 @@ gradescope: $(INSTALLED)
 	$(PY) -m autograder emulate --zip dist/autograder.zip
 	$(PY) bench/bench_fair_in_container.py
 
-## The whole suite: lint, the layers' import contracts (docs/architecture.md), the harness's tests (incl. validation),
+## The whole suite, what CI runs: lint, the layers' import contracts (docs/architecture.md), the harness's tests (incl. validation),
 ## on TEST_WORKERS pytest-xdist processes (three keep two cores busy: the grading runs use the CPU, the time limits wait;
 ## tests/conftest.py says which files share one). `make test TEST_WORKERS=0` runs them all in this process. The Python files are compiled first: where
 ## PYTHONDONTWRITEBYTECODE is set (as on CI) each of the suite's hundreds of grading processes would compile them again.
@@ -42,6 +42,12 @@ TEST_WORKERS ?= 3
 test: lint
 	$(PY) -m compileall -q autograder assignments tests bench
 	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+
+## The fast tier, about a minute: lint, the import contracts and every test that starts no grading (tests/conftest.py
+## marks those that do `grading`, and makes any other that starts a grading worker fail). docs/measurements.md has its time.
+FAST_WORKERS ?= 2
+test-fast: lint
+	$(PY) -m pytest -q -n $(FAST_WORKERS) --no-grading
 
 ## Public tests on the student stubs (what a student sees before starting).
 check: $(INSTALLED)
@@ -66,12 +72,6 @@ bench: $(INSTALLED)
 	$(PY) bench/bench_call_headroom.py
 	$(PY) bench/bench_worker_memory.py
 	$(PY) bench/bench_gradescope.py
-
-## The fast tier, about a minute: lint, the import contracts and every test that starts no grading (tests/conftest.py
-## marks those that do `grading`, and makes any other that starts a grading worker fail). docs/measurements.md has its time.
-FAST_WORKERS ?= 2
-test-fast: lint
-	$(PY) -m pytest -q -n $(FAST_WORKERS) --no-grading
 
 lint: $(INSTALLED)
 	$(PY) -m ruff check .
