@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -233,7 +234,9 @@ def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_pat
     first = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
     assert len(first.graded) == 6 and first.stale == {}
     current = dict(first.fingerprint)
-    assert all(r["fingerprint"] == current for r in records_of(out).values()) and set(current) == {"qkv_arithmetic", "complexity", "harness"}
+    assert set(current) == {"qkv_arithmetic", "complexity", "harness"}
+    for name, record in records_of(out).items():
+        assert record["fingerprint"] == current | batch.fingerprint.submission(subs / name, two.modules)
     assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
 
     real = batch.fingerprint.of
@@ -241,7 +244,8 @@ def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_pat
     before = records_of(out)
     again = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
     assert sorted(again.graded) == sorted(first.graded) and set(map(tuple, again.stale.values())) == {("complexity",)}
-    assert batch.stale_summary(again).startswith("6 earlier records were graded with other tests") and "complexity (6)" in batch.stale_summary(again)
+    assert batch.stale_summary(again) == ("6 earlier records were graded with other tests, points, recorded values or harness "
+                                          "code: graded again what changed: complexity (6)")
     after = records_of(out)
     for name, record in after.items():
         assert record["notes"] == ["graded ['complexity']"] and record["fingerprint"]["complexity"] == "changed"
@@ -346,8 +350,8 @@ def test_three_shards_merged_equal_one_run_and_shards_of_other_tests_are_refused
              for k, out in enumerate(shards, 1)]
     assert sorted(sum(parts, [])) == sorted(f"submission_{100 + i}" for i in range(9)) and all(len(p) == 3 for p in parts)
     merged_out = tmp_path / "merged" / "grades.csv"
-    opened, _ = batch.open_batch(export, merged_out, small, check=False)
-    finish(batch.merge(opened, [s.parent for s in reversed(shards)]))
+    opened, found = batch.open_batch(export, merged_out, small, check=False)
+    finish(batch.merge(opened, [s.parent for s in reversed(shards)], found))
     assert outputs(merged_out) == outputs(single)
 
     opened, _ = batch.open_batch(export, tmp_path / "m2" / "grades.csv", small, check=False)
@@ -357,9 +361,42 @@ def test_three_shards_merged_equal_one_run_and_shards_of_other_tests_are_refused
     data = json.loads(record.read_text())
     data["fingerprint"]["qkv_arithmetic"] = "graded with other tests"
     record.write_text(json.dumps(data))
-    with pytest.raises(batch.RunError, match=r"graded with different tests, recorded values or harness code"):
+    with pytest.raises(batch.RunError, match=rf"1 of the shards' 9 records are out of date for this checkout .*\n"
+                                             rf"  qkv_arithmetic: its tests, points or recorded values: 1 submissions \({record.stem}\)\n"
+                                             rf"Grade again what changed .*\n  grade-all {export} --shard 2/3 --out {shards[1]}$"):
         batch.merge(opened, [s.parent for s in shards])
     assert not (tmp_path / "m2").exists()
+
+
+def test_a_merge_refuses_shards_this_checkout_would_grade_again(tmp_path, fake, monkeypatch):
+    """Every shard graded alike, but before a test's points changed, or a problem was added, or a file was replaced."""
+    small = one_problem(tmp_path)
+    export = fake_export(tmp_path / "export.zip")
+    shards = [tmp_path / f"shard{k}" / "grades.csv" for k in (1, 2)]
+    for k, out in enumerate(shards, 1):
+        batch.grade_all(export, out, jobs=1, assignment=small, stream=io.StringIO(), shard=(k, 2))
+    real = batch.fingerprint.of
+
+    def merged(name, found=True):
+        opened, present = batch.open_batch(export, tmp_path / name / "grades.csv", small, check=False)
+        return batch.merge(opened, [s.parent for s in shards], present if found else None)
+
+    assert len(merged("fine").reports) == 9
+    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), qkv_arithmetic="its points changed"))
+    with pytest.raises(batch.RunError, match=r"9 of the shards' 9 records are out of date(.|\n)*qkv_arithmetic: its tests, points "
+                                             r"or recorded values: 9 submissions(.|\n)*--shard 1/2(.|\n)*--shard 2/2"):
+        merged("points")
+    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), new_problem="5 points"))
+    with pytest.raises(batch.RunError, match=r"new_problem: a problem the record does not have \(new since\): 9 submissions"):
+        merged("new")
+    assert not (tmp_path / "points").exists() and not (tmp_path / "new").exists()
+    monkeypatch.setattr(batch.fingerprint, "of", real)
+    with zipfile.ZipFile(export, "a") as zf, pytest.warns(UserWarning, match="Duplicate name"):
+        zf.writestr("export/submission_100/qkv_arithmetic.py", GOOD)  # replaced after its shard graded it: the last copy is read
+    with pytest.raises(batch.RunError, match=r"the submission's qkv_arithmetic.py: 1 submissions \(submission_100\)"
+                                             r"(.|\n)*--shard 1/2 --out"):
+        merged("files")
+    assert len(merged("without files", found=False).reports) == 9  # no submission to compare: what grades is judged
 
 
 def test_the_upload_takes_each_students_latest_submission(tmp_path, fake):
@@ -408,3 +445,30 @@ def test_a_submission_the_grader_failed_on_is_graded_again_by_a_rerun(tmp_path, 
     again = batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
     assert again.graded == ["s1"] and again.reports["s1"].problems
     assert batch.stale_summary(again) == "1 submissions the grader had failed on in an earlier run: graded again"
+
+
+def test_a_rerun_grades_again_the_modules_whose_files_changed_and_says_so_before_grading(tmp_path, fake):
+    two = two_problems(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    before = records_of(out)
+    assert before["s0"]["problems"][0]["tests"][1]["passed"] is False  # s0's qkv_arithmetic holds the wrong answer
+    (subs / "s0" / "qkv_arithmetic.py").write_text(GOOD)  # the solution copied in
+    (subs / "s1" / "complexity.py").rename(subs / "s1" / "complexity (1).py")  # a file renamed counts as a change too
+    stream = io.StringIO()
+    again = batch.grade_all(subs, out, assignment=two, stream=stream)
+    assert sorted(again.graded) == ["s0", "s1"]
+    assert again.stale == {"s0": ["files:qkv_arithmetic"], "s1": ["files:complexity"]}
+    after = records_of(out)
+    assert after["s0"]["notes"] == ["graded ['qkv_arithmetic']"] and all(t["passed"] for t in after["s0"]["problems"][0]["tests"])
+    assert after["s0"]["problems"][1] == before["s0"]["problems"][1]  # complexity kept as it was
+    assert after["s1"]["problems"][1]["kind"] == scores.MISSING
+    said = stream.getvalue()
+    assert said.splitlines()[:2] == [
+        "resuming: 4 of 6 submissions already graded by an earlier run are kept; grading 2",
+        "2 submissions' files changed since their record: graded again the problems whose module changed: "
+        "qkv_arithmetic (1), complexity (1)"]
+    assert said.index("files changed") < said.index("[1/2]")  # before the progress
+    assert batch.done_line(again) == ("graded 2 now (2 of them in part: 2 problems graded again, 2 problems kept from "
+                                      "earlier runs), 4 from earlier runs")
+    assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []

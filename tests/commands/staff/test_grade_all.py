@@ -217,7 +217,7 @@ def test_a_rerun_resumes_and_a_regrade_lists_exactly_the_students_a_changed_test
     proc = grade_all(changed_root, export, "--out", rerun / "grades.csv")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "5 earlier records were graded with other tests, points, recorded values or harness code: graded again what " \
-           f"changed: {MODULE} (5)" in proc.stdout and "graded 5 now, 0 from earlier runs" in proc.stdout
+           f"changed: {MODULE} (5)" in proc.stderr and "graded 5 now, 0 from earlier runs" in proc.stdout
     assert without_seconds(rerun / "grades.csv") == without_seconds(regraded)
     assert (rerun / "gradescope_upload.csv").read_text() == (regraded.parent / "gradescope_upload.csv").read_text()
 
