@@ -12,10 +12,15 @@ from dataclasses import asdict, dataclass, field
 # A problem's kind: graded, or why it could not be.
 GRADED = "ok"
 MISSING = "missing"          # the module file is not in the submission
-UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read
+MISNAMED = "misnamed"        # the module file is not in the submission, but a file whose name is close to it is
+PACKAGING = "packaging"      # the module file is there but cannot be used as submitted (found twice, a link, too large)
+UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read (a damaged zip or download)
 IMPORT_FAILED = "import"     # the module could not be imported (or broke its process while it was)
 NOT_GRADED = "not_graded"    # the grader stopped before this problem
 OTHER = "other"              # a record written before kinds existed
+# The kinds that are the student's packaging: the problem scores 0 and the score is uploaded (the grader read what was
+# submitted). UNREADABLE is the download's or the grader's: such a score says nothing and is never uploaded.
+STUDENT_PACKAGING = (MISSING, MISNAMED, PACKAGING, IMPORT_FAILED)
 # The labelled parts of a failure, in the order students read them.
 DETAIL_LABELS = ("Called", "Expected", "Got", "Where", "Hint")
 

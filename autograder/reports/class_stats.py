@@ -134,25 +134,46 @@ class Attention:
     reasons: tuple[str, ...]
 
 
-def _reasons(report: GradeReport) -> list[str]:
+def reasons_for(report: GradeReport) -> list[str]:
+    """What staff should know about one submission, one reason per fact, most serious first; empty when nothing is
+    wrong. grades.csv's status column and the summary's "needs attention" both show these, so they never disagree."""
     if not report.problems:
         return [f"not graded: the grader failed ({report.notes[0] if report.notes else 'no record'})"]
-    found = [f"could not read {p.module}: {p.status}" for p in report.unreadable]
+    found = unreadable_reasons(report)
     found += [f"not graded: {p.module}: {p.status}" for p in report.problems if p.kind == scores.NOT_GRADED]
+    found += _packaging(report)
     slow = {p.module: sum(t.failure in MACHINE_SLOW for t in p.tests) for p in report.problems}
     found += [f"rerun: the machine was too busy or slow to time {module} fairly ({n} test{'s' * (n != 1)})"
               for module, n in slow.items() if n]
     timed = {p.module: sum(t.failure in TIMED_OUT for t in p.tests) for p in report.problems}
     found += [f"timed out: {module} ({n} test{'s' * (n != 1)})" for module, n in timed.items() if n]
-    if report.points <= FULL and not found:
-        missing = [p.module for p in report.problems if p.kind == scores.MISSING]
-        found.append("scored 0: no module file found" if len(missing) == len(report.problems) else "scored 0")
+    if report.points <= FULL and not report.unreadable and not any(r.startswith("scored 0") for r in found):
+        found.append("scored 0")
+    return found
+
+
+def unreadable_reasons(report: GradeReport) -> list[str]:
+    """What the grader could not read of the submission (damaged bytes: the download's fault, not the student's)."""
+    unread = report.unreadable
+    if unread and len(unread) == len(report.problems) and len({p.status for p in unread}) == 1:
+        return [f"could not read: {unread[0].status}"]  # the whole submission
+    return [f"could not read {p.module}: {p.status}" for p in unread]
+
+
+def _packaging(report: GradeReport) -> list[str]:
+    """The problems the student's packaging cost: a module missing, misnamed, found twice or not usable, failing to import."""
+    missing = [p.module for p in report.problems if p.kind == scores.MISSING]
+    if len(missing) == len(report.problems):
+        return ["scored 0: no module file found"]
+    found = [f"missing {', '.join(f'{m}.py' for m in missing)}"] if missing else []
+    found += [f"{p.module}: {p.status}" for p in report.problems if p.kind in (scores.MISNAMED, scores.PACKAGING)]
+    found += [f"{p.module} could not be imported: {p.status}" for p in report.problems if p.kind == scores.IMPORT_FAILED]
     return found
 
 
 def needs_attention(named: dict[str, GradeReport], roster: Roster | None = None) -> list[Attention]:
     """Submissions that scored zero, were not graded (no folder, a refused name, a grader failure), could not be
-    read, or timed out, by name; each with its reasons and students."""
+    read, lost a problem to their packaging, or timed out, by name; each with its reasons (``reasons_for``) and students."""
     def who(name: str) -> str:
         entry = roster.get(name) if roster else None
         return ", ".join(s.name or s.email or s.sid for s in entry.students) if entry and entry.students else ""
@@ -164,7 +185,5 @@ def needs_attention(named: dict[str, GradeReport], roster: Roster | None = None)
             if entry is not None and entry.missing:
                 found.append(Attention(name, who(name), "", (entry.note,)))
             continue
-        reasons = _reasons(report)
-        if reasons:
-            found.append(Attention(name, who(name), f"{report.points:g}", tuple(reasons)))
+        found += [Attention(name, who(name), f"{report.points:g}", tuple(why)) for why in [reasons_for(report)] if why]
     return found

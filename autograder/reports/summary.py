@@ -60,7 +60,8 @@ def score_count_lines(reports: list[GradeReport], modules: list[str]) -> list[st
 def attention_lines(named: dict[str, GradeReport], roster: Roster | None = None) -> list[str]:
     """The submissions that scored zero, were not graded, could not be read or timed out, with the reasons."""
     found = class_stats.needs_attention(named, roster)
-    lines = [f"Needs attention ({len(found)}: zero, not graded, could not read, timed out, machine too busy)"]
+    lines = [f"Needs attention ({len(found)}: zero, not graded, could not read, a module missing, misnamed, found twice or "
+             "failing to import, timed out, machine too busy)"]
     for a in found:
         who = f" ({a.students})" if a.students else ""
         lines.append(one_line(f"  {a.submission}{who}: {a.total or '-'}: {'; '.join(a.reasons)}"))

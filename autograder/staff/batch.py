@@ -276,7 +276,7 @@ class Progress:
         rate = self.done / elapsed * 60 if elapsed > 0 else 0.0
         left = readable_duration((self.total - self.done) * elapsed / self.done)
         if not report.problems:
-            self.stream.write(one_line(f"grader error on {name}: {csv_report.status(report)}") + "\n")
+            self.stream.write(one_line(f"grader error on {name}: {report.notes[0] if report.notes else 'no record'}") + "\n")
         if self.done * self.STEPS // max(self.total, 1) > (self.done - 1) * self.STEPS // max(self.total, 1):
             self.stream.write(f"[{self.done}/{self.total}] {self.done / max(self.total, 1):.0%}  {rate:.1f}/min  {left} left\n")
         self.stream.flush()

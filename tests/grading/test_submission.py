@@ -8,7 +8,8 @@ import zipfile
 import pytest
 
 from autograder.grading import submission
-from tests.helpers import zip_bytes
+from autograder.model import scores
+from tests.helpers import damage_deflated, zip_bytes
 
 MODULES = ["qkv_arithmetic", "complexity"]
 SOURCES = {f"{m}.py": f"# {m}\n".encode() for m in MODULES}
@@ -154,3 +155,24 @@ def test_near_miss_names_are_named_with_their_likely_meaning_and_never_cut_from_
 ])
 def test_near_miss(name, meant):
     assert submission.near_miss(name, MODULES) == meant
+
+
+def test_a_damaged_deflated_module_is_unreadable_never_an_exception(tmp_path):
+    (tmp_path / "sub.zip").write_bytes(damage_deflated(zip_bytes(SOURCES), "qkv_arithmetic.py"))
+    located = submission.locate(tmp_path / "sub.zip", MODULES)
+    assert located.sources == {"complexity": b"# complexity\n"}
+    assert "could not be read: it Error -3 while decompressing data" in located.problems["qkv_arithmetic"]
+    assert located.kind("qkv_arithmetic") == scores.UNREADABLE
+
+
+def test_why_a_module_is_not_read_is_a_kind_the_students_packaging_apart_from_damage(tmp_path):
+    folder = tmp_path / "sub"
+    (folder / "old").mkdir(parents=True)
+    (folder / "qkv_arithmetic.py").write_bytes(b"# new\n")
+    (folder / "old" / "qkv_arithmetic.py").write_bytes(b"# old\n")
+    (folder / "Complexity (1).py").write_bytes(b"# c\n")
+    located = submission.locate(folder, [*MODULES, "shift_matrix"])
+    assert [located.kind(m) for m in (*MODULES, "shift_matrix")] == [scores.PACKAGING, scores.MISNAMED, scores.MISSING]
+    (tmp_path / "one").mkdir()
+    os.symlink(folder / "qkv_arithmetic.py", tmp_path / "one" / "qkv_arithmetic.py")
+    assert submission.locate(tmp_path / "one", MODULES).kind("qkv_arithmetic") == scores.PACKAGING  # a link, as submitted

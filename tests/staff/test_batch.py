@@ -16,7 +16,7 @@ import yaml
 
 from autograder.model import manifest, paths, scores
 from autograder.staff import batch
-from tests.helpers import make_report, one_problem_root, reference_submission, zip_bytes, zip_folder
+from tests.helpers import damage_deflated, make_report, one_problem_root, reference_submission, zip_bytes, zip_folder
 
 
 def make_dir(root, modules):
@@ -188,7 +188,7 @@ def fake_grade(path, assignment=None, session=None, tests=None, modules=None, **
         result = scores.ProblemResult(problem.module, problem.title)
         if source is None:
             result.status = located.problems[problem.module]
-            result.kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
+            result.kind = located.kind(problem.module)
         good = source is not None and GOOD.encode() in source
         result.tests = [scores.TestResult(problem.module, s.name, s.points, s.hidden, good or (source is not None and i % 2 == 0))
                         for i, s in enumerate(specs)]
@@ -462,7 +462,7 @@ def test_a_rerun_grades_again_the_modules_whose_files_changed_and_says_so_before
     after = records_of(out)
     assert after["s0"]["notes"] == ["graded ['qkv_arithmetic']"] and all(t["passed"] for t in after["s0"]["problems"][0]["tests"])
     assert after["s0"]["problems"][1] == before["s0"]["problems"][1]  # complexity kept as it was
-    assert after["s1"]["problems"][1]["kind"] == scores.MISSING
+    assert after["s1"]["problems"][1]["kind"] == scores.MISNAMED
     said = stream.getvalue()
     assert said.splitlines()[:2] == [
         "resuming: 4 of 6 submissions already graded by an earlier run are kept; grading 2",
@@ -472,3 +472,35 @@ def test_a_rerun_grades_again_the_modules_whose_files_changed_and_says_so_before
     assert batch.done_line(again) == ("graded 2 now (2 of them in part: 2 problems graded again, 2 problems kept from "
                                       "earlier runs), 4 from earlier runs")
     assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
+
+
+def test_one_upload_rule_packaging_costs_the_problem_damage_is_left_out_and_the_status_agrees(tmp_path, fake):
+    """A module found twice is the student's packaging: its problem scores 0 and the rest is uploaded. A member the
+    download damaged (deflate error) cannot be read: listed, left out of the upload, never a grader error."""
+    two = two_problems(tmp_path)
+    files, entries = {}, []
+    for i in range(4):
+        name = f"submission_{i}"
+        files |= {f"{name}/qkv_arithmetic.py": GOOD, f"{name}/complexity.py": GOOD}
+        entries.append(f"{name}:\n  :submitters:\n  - :name: S{i}\n    :sid: '{i}'\n    :email: s{i}@x\n")
+    files["submission_1/copy/complexity.py"] = GOOD  # found twice
+    files["submission_2/Complexity (1).py"] = files.pop("submission_2/complexity.py")  # misnamed
+    files["submission_metadata.yml"] = "".join(entries)
+    export = tmp_path / "export.zip"
+    export.write_bytes(damage_deflated(zip_bytes(files), "submission_3/complexity.py"))
+    out = tmp_path / "out" / "grades.csv"
+    done = batch.grade_all(export, out, assignment=two, stream=io.StringIO())
+    upload = batch.write_upload(done)
+    rows = {r["submission"]: r for r in read_csv(out)}
+    assert rows["submission_0"]["status"] == "ok"
+    assert rows["submission_1"]["status"].startswith("complexity: complexity.py was found 2 times (complexity.py, copy/complexity.py)")
+    assert rows["submission_2"]["status"].startswith("complexity: complexity.py was not found in the submission; did you mean "
+                                                     "Complexity (1).py?")
+    assert rows["submission_3"]["status"].startswith("could not read complexity: complexity.py could not be read: it Error -3 "
+                                                     "while decompressing data")
+    kept = f"{two.problem('qkv_arithmetic').points:g}"  # the problem not lost to packaging
+    assert [r[1] for r in upload.rows] == ["0", "1", "2"] and [r[3] for r in upload.rows][1:] == [kept, kept]
+    assert len(upload.left_out) == 1 and upload.left_out[0].startswith("submission_3: could not read complexity") \
+        and upload.left_out[0].endswith("download the export again")
+    attention = {a.submission: "; ".join(a.reasons) for a in batch.summary.class_stats.needs_attention(done.reports, done.roster)}
+    assert attention == {name: rows[name]["status"] for name in ("submission_1", "submission_2", "submission_3")}

@@ -130,7 +130,7 @@ def test_the_csv_has_a_row_per_student_with_names_and_ids(first_run):
     by_submission = {r["submission"]: r for r in rows}
     assert by_submission["submission_101"]["total"] == "15" and by_submission["submission_101"]["status"] == "ok"
     assert rows[2]["total"] == rows[3]["total"] and 0 < float(rows[2]["total"]) < 15  # the group's zip inside its folder was graded
-    assert by_submission["submission_104"]["total"] == "0" and "not found" in by_submission["submission_104"]["status"]
+    assert by_submission["submission_104"]["total"] == "0" and "no module file found" in by_submission["submission_104"]["status"]
     assert float(by_submission["submission_105"]["total"]) > 0
     assert by_submission["submission_105"]["status"] == "ok"
     assert by_submission["submission_106"]["total"] == "" and "no folder submission_106/" in by_submission["submission_106"]["status"]
