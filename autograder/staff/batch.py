@@ -39,6 +39,7 @@ from ..model.scores import GradeReport
 from ..reports import csv_report, plots, regrade_diff, results_json, summary, summary_html, upload_csv
 from ..reports.atomic_file import write_bytes, write_text
 from ..reports.terminal import one_line
+from ..sandbox import runtime
 
 SKIPPED = gradescope_export.SKIPPED
 RECORDS, RESULTS = "records", "results"
@@ -362,6 +363,9 @@ def grade(batch: Batch, found: dict[str, Path], jobs: int = 1, force: bool = Fal
     Raises ``RunError`` when the disk is full (before starting, or on the way: what was graded is kept, a rerun resumes).
     """
     stream = stream or sys.stderr
+    dead = runtime.remove_dead_boxes()
+    if dead:
+        stream.write(f"removed {len(dead)} sandbox folders (students' modules) a killed run left in {dead[0].parent}\n")
     stale = {} if force else _load_done(batch, found)
     todo = [name for name in found if name not in batch.reports]
     if todo:

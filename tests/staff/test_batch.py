@@ -504,3 +504,16 @@ def test_one_upload_rule_packaging_costs_the_problem_damage_is_left_out_and_the_
         and upload.left_out[0].endswith("download the export again")
     attention = {a.submission: "; ".join(a.reasons) for a in batch.summary.class_stats.needs_attention(done.reports, done.roster)}
     assert attention == {name: rows[name]["status"] for name in ("submission_1", "submission_2", "submission_3")}
+
+
+def test_a_run_removes_the_sandbox_folders_a_killed_run_left(tmp_path, fake, monkeypatch):
+    from tests.sandbox.test_runtime import dead_pid
+
+    temp = tmp_path / "tmp"
+    (temp / f"autograder-box-{dead_pid()}-k9" / "submissions").mkdir(parents=True)
+    monkeypatch.setattr(batch.runtime.tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(batch.runtime, "TMP_FOLDERS", ())
+    stream = io.StringIO()
+    batch.grade_all(fake_folder(tmp_path), tmp_path / "out" / "grades.csv", assignment=one_problem(tmp_path), stream=stream)
+    assert stream.getvalue().splitlines()[0] == f"removed 1 sandbox folders (students' modules) a killed run left in {temp}"
+    assert list(temp.iterdir()) == []
