@@ -69,13 +69,14 @@ class PassRate:
 
 @dataclass(frozen=True)
 class MistakeCount:
-    """How many submissions showed one known mistake's hint on at least one test, and on which tests."""
+    """How many submissions showed one known mistake's hint on at least one test, on which tests, and which submissions."""
 
     problem: str
     mistake: str
     hint: str
     submissions: int
     tests: tuple[str, ...]
+    names: tuple[str, ...] = ()  # the submissions that showed it, by name
 
 
 def pass_rates(reports: list[GradeReport], modules: list[str]) -> dict[str, list[PassRate]]:
@@ -93,23 +94,27 @@ def pass_rates(reports: list[GradeReport], modules: list[str]) -> dict[str, list
     return {m: sorted(found, key=lambda r: r.share) for m, found in rates.items()}
 
 
-def mistake_counts(reports: list[GradeReport], modules: list[str]) -> dict[str, list[MistakeCount]]:
-    """Per problem, each known mistake some submission showed, most submissions first."""
-    submissions: dict[tuple[str, str], int] = Counter()
+def mistake_counts(reports: dict[str, GradeReport] | list[GradeReport], modules: list[str]) -> dict[str, list[MistakeCount]]:
+    """Per problem, each known mistake some submission showed, most submissions first, with those submissions (by name
+    in a dict of records; by their path in a list)."""
+    named = reports if isinstance(reports, dict) else {r.submission: r for r in reports}
+    matched: dict[tuple[str, str], list[str]] = {}
     tests: dict[tuple[str, str], dict[str, None]] = {}
     hints: dict[tuple[str, str], str] = {}
-    for report in reports:
-        shown = set()
-        for problem in report.problems:
+    for name in sorted(named):
+        shown = {}
+        for problem in named[name].problems:
             for test in problem.tests:
                 for mistake, hint in test.mistakes.items():
-                    shown.add((problem.module, mistake))
+                    shown[problem.module, mistake] = None
                     tests.setdefault((problem.module, mistake), {})[test.name] = None
                     hints[problem.module, mistake] = hints.get((problem.module, mistake)) or hint
-        submissions.update(shown)
+        for key in shown:
+            matched.setdefault(key, []).append(name)
     found = {m: [] for m in modules}
-    for (module, mistake), count in sorted(submissions.items(), key=lambda kv: (-kv[1], kv[0])):
-        found.setdefault(module, []).append(MistakeCount(module, mistake, hints[module, mistake], count, tuple(tests[module, mistake])))
+    for (module, mistake), names in sorted(matched.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        found.setdefault(module, []).append(MistakeCount(module, mistake, hints[module, mistake], len(names),
+                                                         tuple(tests[module, mistake]), tuple(names)))
     return found
 
 
