@@ -4,14 +4,16 @@ Each finished submission leaves two files beside the CSV: ``results/<name>.json`
 format, what the student would see) and ``records/<name>.json`` (the score record itself, with the
 fingerprint of what graded it: see ``grading.fingerprint``). The CSV is rebuilt from the records after
 every completion, so an interrupted run loses at most the submissions being graded. A rerun grades the
-submissions without both files, and those whose record's fingerprint is not the current one (only the
-problems that changed, unless the harness did); ``force`` grades everything again. The summary, its HTML
-page and the upload CSV are views of the same records.
+submissions without both files, and those whose record's fingerprint is not the current one: other tests,
+points or recorded values, or the submission's own module files changed (only the problems that changed,
+unless the harness did); ``force`` grades everything again. It says first how many records it keeps and why it
+grades others again, and removes the sandbox folders a killed run left. The summary, its HTML page and the
+upload CSV are views of the same records.
 
 Everything about the assignment (manifests, points, test files, recorded values) is checked before the
 first submission (``check_assignment``); every process a run starts dies with it, however it ends
 (``_die_with_parent``). ``--shard K/N`` grades one part of an export; ``merge`` builds one output from
-the shards' records.
+the shards' records, after the check a rerun makes: it refuses records this checkout would grade again.
 """
 
 from __future__ import annotations
@@ -433,17 +435,16 @@ def stale_summary(batch: Batch) -> str:
     them (empty when none was)."""
     failed = sum(changed == [GRADER_FAILED] for changed in batch.stale.values())
     stale = {name: changed for name, changed in batch.stale.items() if changed != [GRADER_FAILED]}
+    grading = {name: [k for k in changed if not k.startswith(fingerprint.FILES)] for name, changed in stale.items()}
+    grading = {name: changed for name, changed in grading.items() if changed}
+    files = {name: changed for name, changed in stale.items() if name not in grading}
     lines = []
-    harness = sum(fingerprint.HARNESS in changed for changed in stale.values())
-    tests = _count_problems([[m for m in changed if not m.startswith(fingerprint.FILES)] for changed in stale.values()])
-    parts = [f"{module} ({count})" for module, count in tests.items()]
-    parts += [f"the harness or an older record, so every problem ({harness})"] if harness else []
-    if parts:
-        count = sum(bool(set(changed) - {fingerprint.HARNESS} - set(_files(changed))) or fingerprint.HARNESS in changed
-                    for changed in stale.values())
-        lines.append(f"{count} earlier records were graded with other tests, points, recorded values or harness code: "
+    if grading:
+        harness = sum(fingerprint.HARNESS in changed for changed in grading.values())
+        parts = [f"{module} ({count})" for module, count in _count_problems(list(grading.values())).items()]
+        parts += [f"the harness or an older record, so every problem ({harness})"] if harness else []
+        lines.append(f"{len(grading)} earlier records were graded with other tests, points, recorded values or harness code: "
                      f"graded again what changed: {', '.join(parts)}")
-    files = {name: _files(changed) for name, changed in stale.items() if fingerprint.HARNESS not in changed and _files(changed)}
     if files:
         shown = ", ".join(f"{module} ({count})" for module, count in _count_problems(list(files.values())).items())
         lines.append(f"{len(files)} submissions' files changed since their record: graded again the problems whose module "
@@ -452,15 +453,11 @@ def stale_summary(batch: Batch) -> str:
     return "\n".join(lines)
 
 
-def _files(changed: list[str]) -> list[str]:
-    return [name for name in changed if name.startswith(fingerprint.FILES)]
-
-
 def _count_problems(changes: list[list[str]]) -> dict[str, int]:
     """How many of ``changes`` name each module (a problem's key or its files' key), in first-seen order."""
     counts: dict[str, int] = {}
     for changed in changes:
-        for module in fingerprint.problems_of(changed):
+        for module in fingerprint.problems_of([key for key in changed if key != fingerprint.HARNESS]):
             counts[module] = counts.get(module, 0) + 1
     return counts
 

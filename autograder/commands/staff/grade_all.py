@@ -18,7 +18,8 @@ DESCRIPTION = ("Grade every submission in DIR in parallel: a folder of submissio
                "\"Download Submissions\" export (zipped or not; names, SIDs and emails come from its submission_metadata.yml). "
                "Writes grades.csv, results/<name>.json, records/<name>.json, summary.txt, summary.html and histogram.png "
                "beside it, and for an export gradescope_upload.csv. A rerun grades only submissions not graded yet, and "
-               "those graded with other tests, points, recorded values or harness code (only what changed). "
+               "those graded with other tests, points, recorded values or harness code, or whose module files changed "
+               "(only what changed). "
                "With --shard K/N it grades the K-th of N parts (on another machine, say); --merge builds the outputs from "
                "every shard's folder.")
 
