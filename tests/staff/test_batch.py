@@ -60,8 +60,9 @@ def test_grade_all_command_rows_statuses_and_resume(tmp_path, assignment):
     for module in assignment.modules:
         assert rows["ref"][module] == f"{assignment.problem(module).points:g}"
         assert rows["stub"][module] == "0"
-    assert rows["stub"]["total"] == "0" and rows["stub"]["status"] == "ok"
-    assert rows["empty"]["total"] == "0" and rows["empty"]["status"] == "no module file found"
+    # the status is what the summary's "needs attention" says of the submission
+    assert rows["stub"]["total"] == "0" and rows["stub"]["status"] == "scored 0"
+    assert rows["empty"]["total"] == "0" and rows["empty"]["status"] == "scored 0: no module file found"
     assert rows["notes.txt"]["total"] == "0" and "neither a folder nor a .zip" in rows["notes.txt"]["status"]
     for name in rows:
         results = json.loads((out.parent / "results" / f"{name}.json").read_text())
