@@ -539,6 +539,9 @@ def _refuse_stale(batch: Batch, records: dict[str, tuple[Path, GradeReport]], fo
         return
     kinds: dict[str, list[str]] = {}
     for name, changed in stale.items():
+        if not records[name][1].problems:  # a job that died leaves a record without digests: the same rerun grades it
+            kinds.setdefault("the grader failed on it in the shard's run", []).append(name)
+            continue
         for key in changed:
             if key == fingerprint.HARNESS:
                 kinds.setdefault("the harness code, or a record older than fingerprints (every problem)", []).append(name)

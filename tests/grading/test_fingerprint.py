@@ -106,3 +106,13 @@ def test_a_submissions_digests_follow_each_modules_file(tmp_path):
     (tmp_path / "qkv_arithmetic.py").write_text("x = 2\n")
     assert fingerprint.submission(tmp_path, modules)["files:qkv_arithmetic"] != first["files:qkv_arithmetic"]
     assert fingerprint.problems_of(["complexity", "files:qkv_arithmetic", "files:complexity"]) == ["complexity", "qkv_arithmetic"]
+
+
+def test_an_unreadable_submission_has_the_same_digests_wherever_it_is(tmp_path):
+    """Shards graded on other machines hold the export elsewhere: its place is no part of what the student sent."""
+    digests = []
+    for where in ("a", "b/c"):
+        (tmp_path / where).mkdir(parents=True)
+        (tmp_path / where / "broken.zip").write_bytes(b"PK\x03\x04 cut short")
+        digests.append(fingerprint.submission(tmp_path / where / "broken.zip" / "submission_1", ["qkv_arithmetic"]))
+    assert digests[0] == digests[1]

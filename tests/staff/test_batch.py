@@ -398,6 +398,10 @@ def test_a_merge_refuses_shards_this_checkout_would_grade_again(tmp_path, fake, 
                                              r"(.|\n)*--shard 1/2 --out"):
         merged("files")
     assert len(merged("without files", found=False).reports) == 9  # no submission to compare: what grades is judged
+    record = shards[0].parent / "records" / "submission_102.json"  # a job that died: no problems, no digests
+    record.write_text(json.dumps(dict(json.loads(record.read_text()), problems=[], fingerprint={})))
+    with pytest.raises(batch.RunError, match=r"the grader failed on it in the shard's run: 1 submissions \(submission_102\)"):
+        merged("died", found=False)
 
 
 def test_the_upload_takes_each_students_latest_submission(tmp_path, fake):
