@@ -311,8 +311,8 @@ def remove_dead_boxes() -> list[Path]:
         except OSError:
             continue
         for box in boxes:
-            pid = box.name[len(BOX_PREFIX):].split("-", 1)[0]
-            if pid.isdigit() and not _alive(int(pid)):
+            pid, dash, _ = box.name[len(BOX_PREFIX):].partition("-")  # mkdtemp's own suffix never holds a "-"
+            if dash and pid.isdigit() and not _alive(int(pid)):
                 remove_tree(str(box))
                 if not box.exists():
                     removed.append(box)
@@ -320,14 +320,19 @@ def remove_dead_boxes() -> list[Path]:
 
 
 def _alive(pid: int) -> bool:
-    """Whether process ``pid`` exists (another user's counts: it may be grading)."""
+    """Whether process ``pid`` runs (another user's counts: it may be grading). A zombie does not: a killed job whose
+    parent died too waits for a reaper that may never come (a container's init often reaps nothing)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): it exists
 
 
 def _reachable_tmp() -> str:

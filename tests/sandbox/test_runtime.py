@@ -151,8 +151,16 @@ def test_only_the_boxes_of_dead_processes_are_removed(tmp_path, monkeypatch):
     (dead / "submissions" / "s").mkdir(parents=True)
     (dead / "submissions" / "s" / "qkv_arithmetic.py").write_text("# a student's module\n")
     os.chmod(dead / "submissions", 0o000)  # locked by the student's code: removed all the same
-    unknown = tmp_path / f"{runtime.BOX_PREFIX}abc123"
-    unknown.mkdir()
-    assert runtime.remove_dead_boxes() == [dead]
-    assert not dead.exists() and live.root.is_dir() and unknown.is_dir()
+    zombie = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    zombie.kill()  # not waited for: a zombie, as a killed job whose parent died too stays where nothing reaps it
+    while open(f"/proc/{zombie.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+        pass
+    undead = tmp_path / f"{runtime.BOX_PREFIX}{zombie.pid}-z0mb1e"
+    undead.mkdir()
+    unknown = [tmp_path / f"{runtime.BOX_PREFIX}{name}" for name in ("abc123", "12345678")]  # made before names held a pid
+    for folder in unknown:
+        folder.mkdir()
+    assert sorted(runtime.remove_dead_boxes()) == sorted([dead, undead])
+    assert not dead.exists() and live.root.is_dir() and all(folder.is_dir() for folder in unknown)
+    zombie.wait()
     live.remove()

@@ -13,7 +13,9 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -308,6 +310,13 @@ def test_kill_9_of_grade_all_leaves_no_process_running(tmp_path):
         time.sleep(0.2)
     left = [p for p in running if alive(p)]
     assert left == [], f"still running after kill -9 of grade-all: {[open(f'/proc/{p[0]}/cmdline').read() for p in left]}"
+    # Its jobs' sandbox folders (students' modules) stay behind; the next run removes them, and only them.
+    from autograder.sandbox import runtime
+
+    folders = [Path(f) for f in dict.fromkeys((tempfile.gettempdir(), *runtime.TMP_FOLDERS))]
+    boxes = {b for f in folders for pid, _ in running for b in f.glob(f"{runtime.BOX_PREFIX}{pid}-*")}
+    assert boxes, "the killed run's jobs made no sandbox folder"
+    assert boxes <= set(runtime.remove_dead_boxes()) and not any(b.exists() for b in boxes)
 
 
 def test_bad_arguments_are_explained_before_any_grading(tmp_path):
