@@ -150,9 +150,12 @@ def reasons_for(report: GradeReport) -> list[str]:
     slow = {p.module: sum(t.failure in MACHINE_SLOW for t in p.tests) for p in report.problems}
     found += [f"rerun: the machine was too busy or slow to time {module} fairly ({n} test{'s' * (n != 1)})"
               for module, n in slow.items() if n]
+    unjudged = {p.module: sum(t.failure == scores.NO_EXPECTED for t in p.tests) for p in report.problems}
+    found += [f"regrade: the grader had no expected value for {n} test{'s' * (n != 1)} of {module} (its fault)"
+              for module, n in unjudged.items() if n]
     timed = {p.module: sum(t.failure in TIMED_OUT for t in p.tests) for p in report.problems}
     found += [f"timed out: {module} ({n} test{'s' * (n != 1)})" for module, n in timed.items() if n]
-    if report.points <= FULL and not report.unreadable and not any(r.startswith("scored 0") for r in found):
+    if report.points <= FULL and not report.unreadable and not _all_missing(report):  # that one says "scored 0" itself
         found.append("scored 0")
     return found
 
@@ -165,11 +168,15 @@ def unreadable_reasons(report: GradeReport) -> list[str]:
     return [f"could not read {p.module}: {p.status}" for p in unread]
 
 
+def _all_missing(report: GradeReport) -> bool:
+    return all(p.kind == scores.MISSING for p in report.problems)
+
+
 def _packaging(report: GradeReport) -> list[str]:
     """The problems the student's packaging cost: a module missing, misnamed, found twice or not usable, failing to import."""
-    missing = [p.module for p in report.problems if p.kind == scores.MISSING]
-    if len(missing) == len(report.problems):
+    if _all_missing(report):
         return ["scored 0: no module file found"]
+    missing = [p.module for p in report.problems if p.kind == scores.MISSING]
     found = [f"missing {', '.join(f'{m}.py' for m in missing)}"] if missing else []
     found += [f"{p.module}: {p.status}" for p in report.problems if p.kind in (scores.MISNAMED, scores.PACKAGING)]
     found += [f"{p.module} could not be imported: {p.status}" for p in report.problems if p.kind == scores.IMPORT_FAILED]

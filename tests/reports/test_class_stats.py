@@ -90,3 +90,10 @@ def test_needs_attention_asks_for_a_rerun_where_the_machine_was_too_busy_or_slow
     found = {a.submission: a for a in class_stats.needs_attention({"crowded": crowded})}
     assert found["crowded"].reasons == ("rerun: the machine was too busy or slow to time p fairly (1 test)",
                                         "rerun: the machine was too busy or slow to time q fairly (1 test)")
+
+
+def test_needs_attention_asks_for_a_regrade_where_the_grader_had_no_expected_value():
+    unjudged = make_report("unjudged", {"p": [("t1", 1, True)], "q": [("u", 1, False), ("v", 1, False), ("w", 1, True)]})
+    unjudged.problems[1].tests[0].failure = unjudged.problems[1].tests[1].failure = scores.NO_EXPECTED
+    found = {a.submission: a for a in class_stats.needs_attention({"unjudged": unjudged})}
+    assert found["unjudged"].reasons == ("regrade: the grader had no expected value for 2 tests of q (its fault)",)
