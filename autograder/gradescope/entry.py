@@ -34,13 +34,19 @@ class ResultsFile(Observer):
 
 
 class RunRecord(Observer):
-    """The run record beside results.json (for staff and the emulation): every call the time rules stopped or refused."""
+    """The run record beside results.json (for staff and the emulation): every call the time rules stopped or refused, and
+    every test the grader could not judge."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = Path(folder)
 
     def call_refused(self, kind: str) -> None:
         record_run({"refused": kind}, self.folder)
+
+    def run_ended(self, report: GradeReport) -> None:
+        faults = grader.fault_notes(report)  # tests the grader could not judge: its fault, a regrade is due
+        if faults:
+            record_run({"staff_notes": faults}, self.folder)
 
 
 def staff_notes(assignment: manifest.Assignment) -> list[str]:

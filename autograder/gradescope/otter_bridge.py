@@ -17,7 +17,8 @@ DRIVER_NOTEBOOK = "grade_submission.ipynb"
 OTTER_PLUGIN = "autograder.gradescope.otter_plugin.GradingRun"  # as the zip's otter_config.json lists it
 SHIPPED = {HARNESS_FOLDER, DRIVER_NOTEBOOK, "tests", ".OTTER_LOG", "__init__.py"}  # what otter copies into the submission folder
 # Beside results.json, for staff only (the emulation reads it): the grader's notes on this run, one JSON object a line:
-# {"staff_notes": [...]} when the run starts, then {"refused": kind} for every call stopped at its limit or not run.
+# {"staff_notes": [...]} when the run starts, then {"refused": kind} for every call stopped at its limit or not run, and at
+# the end {"staff_notes": [...]} again for every test the grader could not judge (its fault: a regrade is due).
 RUN_RECORD = "autograder_run.jsonl"
 
 
