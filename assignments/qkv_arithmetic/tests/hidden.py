@@ -150,3 +150,6 @@ def test_lengths_one_and_seven_and_more_queries_than_keys(qkv_arithmetic):
     Call(qkv_arithmetic.softmax_attention, Q1, K1, V1).matches_reference()
     Call(qkv_arithmetic.argmax_attention, Q1, K1, V1).matches_reference()
     Call(qkv_arithmetic.argmax_attention, randn(1, 3, 4, seed=48), K1[0], V1[0]).matches_reference()
+    Call(qkv_arithmetic.attention_scores, Q1, K1, scale=0.5).matches_reference()
+    Call(qkv_arithmetic.softmax, randn(1, 1, 1, 5, seed=49)).matches_reference()
+    Call(qkv_arithmetic.qkv, randn(1, 1, 1, 4, seed=50), randn(1, 4, seed=51), randn(1, 4, seed=52), randn(1, 4, seed=53)).matches_reference()

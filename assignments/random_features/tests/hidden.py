@@ -70,6 +70,8 @@ def test_feature_map_batched_float32(random_features):
     Call(random_features.random_feature_map, randn(2, 3, 5, 4, seed=30), frequencies(6, 4, seed=31)).matches_reference()
     f32 = dict(dtype=np.float32)
     Call(random_features.random_feature_map, randn(7, 3, seed=32, **f32), frequencies(5, 3, seed=33, **f32)).matches_reference()
+    # One batch, one head, one token, one feature: every axis of size 1 stays.
+    Call(random_features.random_feature_map, randn(1, 1, 1, 4, seed=78), frequencies(1, 4, seed=79)).matches_reference()
 
 
 @test_case(points=0.5, hidden=True)
@@ -77,6 +79,7 @@ def test_softmax_kernel_batched_rectangular(random_features):
     Call(random_features.softmax_kernel, randn(2, 3, 4, 9, seed=34, scale=0.5), randn(2, 3, 6, 9, seed=35, scale=0.5)).matches_reference()
     f32 = dict(dtype=np.float32)
     Call(random_features.softmax_kernel, randn(5, 16, seed=36, scale=0.4, **f32), randn(3, 16, seed=37, scale=0.4, **f32)).matches_reference()
+    Call(random_features.softmax_kernel, randn(1, 1, 1, 9, seed=80, scale=0.5), randn(1, 1, 1, 9, seed=81, scale=0.5)).matches_reference()
 
 
 @test_case(points=0.5, hidden=True)
@@ -86,6 +89,8 @@ def test_approx_kernel_batched_rectangular(random_features):
     f32 = dict(dtype=np.float32)
     Call(random_features.approx_softmax_kernel, randn(4, 16, seed=41, scale=0.3, **f32), randn(6, 16, seed=42, scale=0.3, **f32),
          frequencies(24, 16, seed=43, **f32)).matches_reference()
+    Call(random_features.approx_softmax_kernel, randn(1, 1, 1, 9, seed=82, scale=0.4), randn(1, 1, 3, 9, seed=83, scale=0.4),
+         frequencies(1, 9, seed=84)).matches_reference()
 
 
 @test_case(points=0.5, hidden=True)
