@@ -137,7 +137,8 @@ def test_frequencies_law_without_generator(random_features):
     shared = np.intersect1d(a, b).size
     expect_true(shared == 0, f"two calls in a row without a generator drew {shared} of the same numbers: with generator=None, "
                 "draw from torch's global random state (torch.randn(..., generator=None)), which each draw moves on and "
-                "torch.manual_seed sets, never from a generator or a seed of your own", called=second.shown)
+                "torch.manual_seed sets, never from a generator or a seed of your own\n"
+                + known_mistake("random_features", "freq_fixed_seed_without_generator"), called=second.shown)
 
 
 @test_case(points=0.5, hidden=True)
