@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..settings import OUTPUT_LIMIT
+from . import boundary
 
 # Under the 8000 characters results.json keeps of the end, so the line saying how much was dropped stays in view.
 TAIL_LIMIT = 4 * 1024
@@ -69,17 +69,25 @@ class OutputBuffer:
     def since(self, mark: int) -> str:
         """Output printed after ``mark`` (within what was kept)."""
         with self.lock:
-            text = bytes(_STACK.sub(b"", self.data[mark:])).decode("utf-8", "replace") if mark < len(self.data) else ""
+            text = _shown(self.data[mark:]) if mark < len(self.data) else ""
             if not self.dropped:
                 return text
-            tail = bytes(_STACK.sub(b"", self.tail)).decode("utf-8", "replace").partition("\n")[2]  # from a line's start
+            tail = _shown(self.tail).partition("\n")[2]  # from a line's start
             return text + f"\n[... {self.dropped} more bytes of output dropped]" + (f"; the last lines printed:\n{tail}" if tail else "")
 
 
+def _shown(data: bytes | bytearray) -> str:
+    """Printed bytes as the grader's text: places written for the grader left out, the rest made valid, inert text."""
+    return boundary.text(bytes(_STACK.sub(b"", data)).decode("utf-8", "replace").replace("\r\n", "\n"))
+
+
 def _frames(text: bytes) -> list[tuple[str, int, str]]:
+    """The frames of a place line; [] for one that is not a short, shallow list of frames (whoever printed it)."""
     try:
-        listed = json.loads(text)
+        listed = boundary.json_value(text, _CARRY, max_depth=2)
     except ValueError:
+        return []
+    if not isinstance(listed, list):
         return []
     return [(str(f[0]), int(f[1]), str(f[2])) for f in listed if isinstance(f, list) and len(f) == 3 and type(f[1]) is int]
 

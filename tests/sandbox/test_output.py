@@ -26,3 +26,32 @@ def test_a_place_in_what_is_kept_is_not_shown_either():
     buffer = OutputBuffer()
     buffer.feed(b"before\n" + stack_line([["/s/submission-2/m.py", 1, "g"]]) + b"after\n")
     assert buffer.text() == "before\nafter\n" and buffer.stopped_at() == [("/s/submission-2/m.py", 1, "g")]
+
+
+def test_a_place_line_of_deep_brackets_is_no_place_and_the_buffer_keeps_working():
+    buffer = OutputBuffer()
+    buffer.feed(b"\n\x00autograder-stack " + b"[" * 1800 + b"]" * 1800 + b"\n")
+    buffer.feed(b"after\n")
+    assert buffer.stopped_at() == [] and buffer.text().endswith("after\n")
+
+
+def test_the_drain_thread_outlives_a_line_of_deep_brackets():
+    import os
+
+    from autograder.sandbox.output import Drain
+
+    read, write = os.pipe()
+    buffer = OutputBuffer()
+    with open(read, "rb") as stream:
+        drain = Drain(stream, buffer)
+        os.write(write, b"\n\x00autograder-stack " + b"[" * 1800 + b"]" * 1800 + b"\n")
+        os.write(write, b"still read\n")
+        os.close(write)
+        drain.join(timeout=10)
+    assert buffer.text().endswith("still read\n")
+
+
+def test_what_was_printed_is_shown_as_valid_inert_text():
+    buffer = OutputBuffer()
+    buffer.feed(b"\x1b[2Jcleared \xff\r\nnext\n")
+    assert buffer.text() == "\\x1b[2Jcleared \ufffd\nnext\n"

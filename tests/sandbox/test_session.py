@@ -62,13 +62,18 @@ def work(cpu_seconds, hogs):
     return 0
 '''
 
+SURROGATE = b'''
+print("\\x1b[2J")
+raise ValueError("\\udc80 and \\x07")
+'''
+
 
 @pytest.fixture(scope="module")
 def session():
     if policy.portable_reason():
         pytest.skip(f"the worker cannot run here: {policy.portable_reason()}")
     session = WorkerSession(memory_mb=2000, start_now=True)
-    session.switch(session.stage({"crashing": CRASHING}))
+    session.switch(session.stage({"crashing": CRASHING, "surrogate": SURROGATE}))
     yield session
     session.close()
 
@@ -138,3 +143,14 @@ def test_an_answered_call_says_how_long_its_process_waited_for_a_cpu(session):
     asleep = session.exchanges[-1]
     assert (crowded.op, crowded.stopped, asleep.stopped) == ("call", False, False)
     assert crowded.waited >= 0.5 * crowded.seconds and asleep.waited < 0.25, (crowded, asleep)
+
+
+def test_what_a_module_sends_becomes_valid_text_before_any_writer_sees_it(session):
+    # A message with a lone surrogate (a strict UTF-8 writer refuses it: grades.csv, the terminal) and control characters.
+    with pytest.raises(errors.StudentCallError) as raised:
+        session.import_module("surrogate", 10)
+    message = str(raised.value)
+    message.encode("utf-8")
+    assert "ValueError: \\udc80 and \\x07" in message, message
+    session.settle_output()
+    assert "\\x1b[2J" in session.output.text() and "\x1b" not in session.output.text()
