@@ -24,6 +24,23 @@ def ends(how):
 def fine(x):
     return x + 1
 
+def mark_scratch(mark):
+    """Leave ``mark`` on the scratch folder itself (its times, a user.* attribute): what an earlier test left, what it could leave."""
+    folder = os.environ.get("TMPDIR") or "/tmp"
+    found, left = [os.stat(folder).st_mtime_ns], []
+    try:
+        found.append(os.getxattr(folder, "user.mark").decode())
+    except OSError:
+        found.append(None)
+    for what, leave in (("times", lambda: os.utime(folder, ns=(mark, mark))),
+                        ("attribute", lambda: os.setxattr(folder, "user.mark", str(mark).encode()))):
+        try:
+            leave()
+            left.append(what)
+        except OSError:
+            pass
+    return found, left
+
 def garbles():
     """Write something of its own on the pipe it replies on (every pipe it may write but its output)."""
     import stat
@@ -186,3 +203,30 @@ def test_the_box_modes_are_put_back_after_a_reply_and_before_the_next_submission
     staged = session.stage({"other": b"x = 1\n"})
     assert stat.S_IMODE(os.stat(box.submissions).st_mode) == wanted
     session.discard(staged)
+
+
+@pytest.fixture(scope="module")
+def unwrapped():
+    """A session without bubblewrap: the scratch folder is the sandbox user's own, which it may mark."""
+    if policy.portable_reason():
+        pytest.skip(f"the worker cannot run here: {policy.portable_reason()}")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AUTOGRADER_NO_BWRAP", "1")
+        policy._detect.cache_clear()  # probed once per process: again, under this switch
+        try:
+            session = WorkerSession(memory_mb=2000, start_now=True)
+        finally:
+            policy._detect.cache_clear()
+    assert not session.protections.bwrap
+    session.switch(session.stage({"crashing": CRASHING}))
+    yield session
+    session.close()
+
+
+def test_the_scratch_folder_itself_carries_nothing_from_one_test_to_the_next(unwrapped):
+    # Its own timestamps (os.utime) and user.* attributes survived the wipe of its contents and the grader's comparison.
+    first, left = unwrapped.call("crashing", "mark_scratch", (41_000_000_000,), {}, 10, "crashing.mark_scratch(41)")
+    assert "times" in left, left  # the folder is the sandbox user's: it may set them
+    unwrapped.fresh("crashing")  # the next test
+    second, _ = unwrapped.call("crashing", "mark_scratch", (42_000_000_000,), {}, 10, "crashing.mark_scratch(42)")
+    assert second == first and 41_000_000_000 not in second and "41000000000" not in second, (first, second)

@@ -46,6 +46,27 @@ def remove_tree(folder: str, keep_folder: bool = False) -> None:
         _quietly(os.rmdir, folder)
 
 
+# What the scratch folder's own timestamps are set to after every wipe: none of a test's marks (``os.utime``) survives.
+FOLDER_TIME_NS = 0
+
+
+def empty_folder(folder: str) -> None:
+    """Remove everything in ``folder`` and what of the folder itself a process may have written: its timestamps (set to
+    ``FOLDER_TIME_NS``) and its extended attributes (``user.*``, ACLs). What is left is only what its owner chose: its
+    mode (restored by the caller) and its mount points."""
+    remove_tree(folder, keep_folder=True)
+    for name in _xattrs(folder):
+        _quietly(os.removexattr, folder, name, follow_symlinks=False)
+    _quietly(os.utime, folder, ns=(FOLDER_TIME_NS, FOLDER_TIME_NS), follow_symlinks=False)
+
+
+def _xattrs(path: str) -> list[str]:
+    try:
+        return sorted(os.listxattr(path, follow_symlinks=False))
+    except (OSError, AttributeError):  # no extended attributes here (or on this system)
+        return []
+
+
 def _flatten_and_remove(top: int, device: int) -> None:
     fresh = (f".autograder-rm-{os.getpid()}-{n}" for n in itertools.count())
     todo = _names(top)
@@ -157,15 +178,18 @@ VIEW_ENTRIES = 256
 
 
 def view(path: str, max_entries: int = VIEW_ENTRIES, max_depth: int = MAX_DEPTH) -> tuple:
-    """What a folder holds, as (path, kind, mode, owner) rows sorted by path, itself first, mount points and what is
-    below them left out: two views are equal when nothing was added, removed, or changed in mode or owner. A tree of more
-    than ``max_entries`` entries, deeper than ``max_depth`` or unreadable gives a view that equals no other."""
+    """What a folder holds, as (path, kind, mode, owner) rows sorted by path, itself first (with its modification time
+    and extended attributes: what of the folder itself a process can set), mount points and what is below them left
+    out: two views are equal when nothing was added, removed, or changed in mode or owner, and the folder's own time and
+    attributes are as they were. A tree of more than ``max_entries`` entries, deeper than ``max_depth`` or unreadable
+    gives a view that equals no other."""
     try:
         info = os.lstat(path)
         first = os.open(path, _OPEN_DIR)
     except OSError as exc:
         return (("unreadable", exc.errno),)
-    rows = [(".", stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode), info.st_uid)]
+    own = (info.st_mtime_ns, tuple((name, _xattr(path, name)) for name in _xattrs(path)))
+    rows = [(".", stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode), info.st_uid, own)]
     stack, device = [(first, ".", 1)], info.st_dev
     try:
         while stack:
@@ -193,6 +217,13 @@ def view(path: str, max_entries: int = VIEW_ENTRIES, max_depth: int = MAX_DEPTH)
         for fd, _rel, _depth in stack:
             os.close(fd)
     return tuple(sorted(rows))
+
+
+def _xattr(path: str, name: str) -> bytes | None:
+    try:
+        return os.getxattr(path, name, follow_symlinks=False)
+    except OSError:
+        return None
 
 
 def _open_listable(name: str, dir_fd: int | None = None) -> int:

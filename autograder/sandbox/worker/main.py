@@ -481,7 +481,7 @@ class FirstProcess:
             os.chmod(self.args.scratch, self.scratch_mode)
         except OSError:
             pass
-        cleanup.remove_tree(self.args.scratch, keep_folder=True)
+        cleanup.empty_folder(self.args.scratch)  # its entries, and the folder's own timestamps and attributes
         if self.args.cleanup != "descendants":
             cleanup.remove_sysv_ipc(os.getuid())
         if self.args.cleanup == "uid" and self.args.landlock is None:  # under Landlock nothing of the sandbox can be there

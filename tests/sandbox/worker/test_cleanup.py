@@ -146,3 +146,43 @@ def test_usage_sees_behind_folders_made_unlistable() -> None:
         cleanup.remove_tree(str(top))
         if who is not None:
             who.release()
+
+
+def _can_mark(folder: Path) -> bool:
+    try:
+        os.setxattr(folder, "user.probe", b"1")
+        os.removexattr(folder, "user.probe")
+        return True
+    except OSError:
+        return False
+
+
+def test_emptying_a_folder_also_resets_what_of_the_folder_itself_a_test_can_set(tmp_path) -> None:
+    # The folder's own timestamps and extended attributes survive a wipe of its contents: a counter across tests.
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "file").write_text("x")
+    xattrs = _can_mark(scratch)
+    if xattrs:
+        os.setxattr(scratch, "user.counter", b"41")
+    os.utime(scratch, ns=(42_000_000_000, 42_000_000_000))
+    cleanup.empty_folder(str(scratch))
+    info = os.stat(scratch)
+    assert os.listdir(scratch) == [] and (info.st_mtime_ns, info.st_atime_ns) == (cleanup.FOLDER_TIME_NS,) * 2
+    assert not xattrs or os.listxattr(scratch) == []
+
+
+def test_the_view_of_a_folder_sees_its_own_time_and_attributes(tmp_path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    cleanup.empty_folder(str(scratch))
+    before = cleanup.view(str(scratch))
+    assert cleanup.view(str(scratch)) == before
+    os.utime(scratch, ns=(7, 7))
+    assert cleanup.view(str(scratch)) != before
+    cleanup.empty_folder(str(scratch))
+    assert cleanup.view(str(scratch)) == before
+    if _can_mark(scratch):
+        os.setxattr(scratch, "user.mark", b"1")
+        os.utime(scratch, ns=(cleanup.FOLDER_TIME_NS,) * 2)
+        assert cleanup.view(str(scratch)) != before
