@@ -55,6 +55,11 @@ def empty_folder(folder: str) -> None:
     ``FOLDER_TIME_NS``) and its extended attributes (``user.*``, ACLs). What is left is only what its owner chose: its
     mode (restored by the caller) and its mount points."""
     remove_tree(folder, keep_folder=True)
+    unmark(folder)
+
+
+def unmark(folder: str) -> None:
+    """Give ``folder`` itself back fixed timestamps and no extended attributes (whoever may: its owner, or root)."""
     for name in _xattrs(folder):
         _quietly(os.removexattr, folder, name, follow_symlinks=False)
     _quietly(os.utime, folder, ns=(FOLDER_TIME_NS, FOLDER_TIME_NS), follow_symlinks=False)
