@@ -12,9 +12,9 @@ import json
 import re
 from typing import Any
 
-# Control characters (C0 but newline and tab, DEL, C1) and lone surrogates: what a terminal acts on, a strict UTF-8
-# encoder refuses, or an XML/CSV reader chokes on.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+# Control characters (C0 but newline and tab, DEL, C1), the bidirectional marks and overrides that reorder what a line
+# shows, and lone surrogates: what a terminal acts on, a reader is misled by, or a strict UTF-8 encoder refuses.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 MAX_PARSE_DEPTH = 32
 # A reply's header: a value tree (``wire.MAX_DEPTH`` levels of two JSON levels each) inside a few levels of its own.
 MAX_TREE_DEPTH = 64

@@ -42,3 +42,18 @@ def test_the_grading_process_never_imports_torch(tmp_path):
     proc = subprocess.run([sys.executable, "-c", script], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["40.0", "40.0", "False"], proc.stdout
+
+
+def test_what_the_code_prints_in_hidden_tests_is_kept_for_staff_and_only_measured_for_the_student(assignment, tmp_path):
+    # print(Q.tolist()) in every call: a hidden test's inputs would reach the student through the printed output.
+    source = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + (
+        "\n\n_honest = argmax_attention\n\n"
+        "def argmax_attention(Q, K, V):\n    print('inputs', Q.tolist())\n    return _honest(Q, K, V)\n")
+    printing = reference_submission(tmp_path / "printing", replace={"qkv_arithmetic": source})
+    (problem,) = grader.grade(printing, assignment, modules=["qkv_arithmetic"]).problems
+    hidden = {t.name for t in problem.tests if t.hidden}
+    assert problem.hidden_printed and set(problem.hidden_printed) <= hidden, (problem.hidden_printed, hidden)
+    shown = [line for line in problem.output.splitlines() if line.startswith("inputs")]
+    kept = [line for line in problem.staff_output.splitlines() if line.startswith("inputs")]
+    assert shown and len(shown) < len(kept) and set(shown) <= set(kept)
+    assert all(size > 0 for size in problem.hidden_printed.values())

@@ -8,8 +8,8 @@ from autograder.sandbox import boundary
 
 
 def test_lone_surrogates_and_control_characters_are_escaped_and_the_rest_kept():
-    made = boundary.text("caf\u00e9 \udc80 \x1b[31mred\x00\ttab\nline \u0085")
-    assert made == "caf\u00e9 \\udc80 \\x1b[31mred\\x00\ttab\nline \\x85"
+    made = boundary.text("caf\u00e9 \udc80 \x1b[31mred\x00\ttab\nline \u0085 \u202eevil")
+    assert made == "caf\u00e9 \\udc80 \\x1b[31mred\\x00\ttab\nline \\x85 \\u202eevil"
     made.encode("utf-8")  # strict: what every writer does
 
 
