@@ -208,3 +208,27 @@ def test_one_child_serves_the_modules_in_turn_and_a_fresh_one_follows_a_module_t
     assert pid["after_doubles"] != pid["doubles"] and pid["alarm"] == pid["after_doubles"], seen
     assert pid["after_alarm"] != pid["alarm"] and session.broken == {}, (seen, session.broken)
     assert [e.op for e in session.exchanges].count("import") == len(SERVED_IN_TURN), session.exchanges
+
+
+KERNEL_LEFT = {  # a module that puts a kernel of its own in place of aten's cumsum, then one that sums
+    "kernel": ("import torch\n_LIB = torch.library.Library('aten', 'IMPL')\n"
+               "_LIB.impl('cumsum', lambda x, dim, dtype=None: torch.zeros_like(x), 'CPU')\n"
+               "def sums():\n    return torch.cumsum(torch.ones(3), 0).tolist()\n"),
+    "after_kernel": "import torch\ndef sums():\n    return torch.cumsum(torch.ones(3), 0).tolist()\n",
+}
+
+
+def test_a_torch_library_kernel_left_by_one_module_never_reaches_the_next():
+    from autograder.sandbox.portable import PortableSession
+
+    session = PortableSession("test", planned=len(KERNEL_LEFT))
+    try:
+        session.switch(session.stage({name: source.encode() for name, source in KERNEL_LEFT.items()}))
+        session.start()
+        found = {}
+        for name in KERNEL_LEFT:
+            session.import_module(name, 20)
+            found[name] = session.call(name, "sums", (), {}, 20, f"{name}.sums()")
+    finally:
+        session.close()
+    assert found == {"kernel": [0.0, 0.0, 0.0], "after_kernel": [1.0, 2.0, 3.0]}, found
