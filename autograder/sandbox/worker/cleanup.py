@@ -10,6 +10,7 @@ import ctypes
 import itertools
 import os
 import stat
+import sys
 from dataclasses import dataclass
 
 SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # folders every user may write
@@ -271,6 +272,34 @@ def remove_entries(paths: list[str]) -> list[str]:
         except OSError:
             continue
     return removed
+
+
+# keyctl's number per machine (no libc wrapper); the keyrings of a uid that outlive its processes; keyctl's operations.
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219, "arm64": 219}
+KEYRINGS = {"session": -3, "user": -4, "user session": -5}
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+
+
+def fresh_keyrings(own_uid: bool) -> list[str]:
+    """A key outlives the process that added it: give the next test's process a fresh, empty session keyring (this process
+    joins one, each child it forks inherits it) and, with a uid of its own (``own_uid``: never the grader's user, whose
+    keys these would be), empty that uid's keyrings. Where seccomp refuses ``keyctl`` no test could add a key, and this
+    does nothing. Returns the keyrings renewed."""
+    import platform
+
+    number = KEYCTL_SYSCALL.get(platform.machine())
+    if number is None or not sys.platform.startswith("linux"):
+        return []
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return []
+    libc.syscall.restype = ctypes.c_long
+    done = ["session"] if libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) >= 0 else []
+    for name in ("user", "user session") if own_uid else ():
+        if libc.syscall(number, KEYCTL_CLEAR, ctypes.c_long(KEYRINGS[name])) == 0:
+            done.append(name)
+    return done
 
 
 def sysv_ipc_of(uid: int) -> list[tuple[str, int]]:
