@@ -35,7 +35,7 @@ class ResultsFile(Observer):
 
 class RunRecord(Observer):
     """The run record beside results.json (for staff and the emulation): every call the time rules stopped or refused,
-    and everything each module's code printed."""
+    everything each module's code printed, and every test the grader could not judge."""
 
     def __init__(self, folder: Path, fresh: bool = False) -> None:
         self.folder = Path(folder)
@@ -49,6 +49,11 @@ class RunRecord(Observer):
         # Everything the module's code printed, hidden tests' too: results.json shows students the public tests' only.
         if result.staff_output:
             record_run({"printed": {result.module: result.staff_output}}, self.folder)
+
+    def run_ended(self, report: GradeReport) -> None:
+        faults = grader.fault_notes(report)  # tests the grader could not judge: its fault, a regrade is due
+        if faults:
+            record_run({"staff_notes": faults}, self.folder)
 
 
 def staff_notes(assignment: manifest.Assignment) -> list[str]:

@@ -20,8 +20,9 @@ OTTER_PLUGIN = "autograder.gradescope.otter_plugin.GradingRun"  # as the zip's o
 # submitted folder of that name is no obstacle to otter's copying.
 SHIPPED = {HARNESS_FOLDER, DRIVER_NOTEBOOK, "tests", "__init__.py"}
 # Beside results.json, for staff only (the emulation reads it): the grader's notes on this run, one JSON object a line:
-# {"staff_notes": [...]} when the run starts, then {"refused": kind} for every call stopped at its limit or not run, and
-# {"printed": {module: text}} with everything a module's code printed (hidden tests' too, which results.json never shows).
+# {"staff_notes": [...]} when the run starts, then {"refused": kind} for every call stopped at its limit or not run,
+# {"printed": {module: text}} with everything a module's code printed (hidden tests' too, which results.json never shows),
+# and at the end {"staff_notes": [...]} again for every test the grader could not judge (its fault: a regrade is due).
 RUN_RECORD = "autograder_run.jsonl"
 
 

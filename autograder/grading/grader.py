@@ -102,8 +102,8 @@ def grade(
         for problem in problems:
             watch.problem_started(problem)
             if problem.module not in located.sources:
-                kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
-                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module], kind))
+                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module],
+                                            located.kind(problem.module)))
             else:
                 results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
             done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem",
@@ -115,8 +115,16 @@ def grade(
         else:
             session.discard(staged)
     report = GradeReport(str(path), results, notes, time.perf_counter() - start, staff_notes)
+    report.staff_notes += fault_notes(report)
     watch.run_ended(report)
     return report
+
+
+def fault_notes(report: GradeReport) -> list[str]:
+    """What staff must know of the tests the grader could not judge (no recorded expected value): its fault, not the
+    student's; the rest of the submission was graded, and these tests are due a regrade once the records are rebuilt."""
+    return [f"grader fault ({scores.NO_EXPECTED}): {t.full_name} could not be judged, no expected value is recorded for a "
+            "call it makes; rebuild the expected values and regrade" for t in report.grader_faults]
 
 
 def load_all_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestSpec]]:

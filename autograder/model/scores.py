@@ -12,10 +12,15 @@ from dataclasses import asdict, dataclass, field
 # A problem's kind: graded, or why it could not be.
 GRADED = "ok"
 MISSING = "missing"          # the module file is not in the submission
-UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read
+MISNAMED = "misnamed"        # the module file is not in the submission, but a file whose name is close to it is
+PACKAGING = "packaging"      # the module file is there but cannot be used as submitted (found twice, a link, too large)
+UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read (a damaged zip or download)
 IMPORT_FAILED = "import"     # the module could not be imported (or broke its process while it was)
 NOT_GRADED = "not_graded"    # the grader stopped before this problem
 OTHER = "other"              # a record written before kinds existed
+# A test's failure kind (beside the call kinds of sandbox.errors): the grader had no recorded expected value for a call
+# the test made, so the test could not be judged: the grader's fault, reported to staff; a regrade is due once recorded.
+NO_EXPECTED = "no_expected"
 # The labelled parts of a failure, in the order students read them.
 DETAIL_LABELS = ("Called", "Expected", "Got", "Where", "Hint")
 
@@ -35,7 +40,7 @@ class TestResult:
     mistakes: dict[str, str] = field(default_factory=dict)
     # The failure in labelled parts (DETAIL_LABELS) where the check gave them; else empty and ``message`` says it all.
     details: dict[str, str] = field(default_factory=dict)
-    # The kind of the student call that failed the test (``timeout``, ``crash``, ...: sandbox.errors), or "".
+    # The kind of the student call that failed the test (``timeout``, ``crash``, ...: sandbox.errors), NO_EXPECTED, or "".
     failure: str = ""
 
     @property
@@ -94,6 +99,11 @@ class GradeReport:
     def unreadable(self) -> list[ProblemResult]:
         """The problems the grader could not read (a damaged file, an unreadable zip): their score says nothing."""
         return [p for p in self.problems if p.kind == UNREADABLE]
+
+    @property
+    def grader_faults(self) -> list[TestResult]:
+        """The tests the grader could not judge for want of a recorded expected value (its fault: a regrade is due)."""
+        return [t for p in self.problems for t in p.tests if t.failure == NO_EXPECTED]
 
     @property
     def all_passed(self) -> bool:

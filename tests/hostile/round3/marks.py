@@ -1,4 +1,4 @@
-"""Round 3: the marks the state attacker leaves, and how a later test or submission finds them (shared with the spy)."""
+"""The marks the state attacker leaves, and how a later test or submission finds them (shared with the spy)."""
 
 import fcntl
 import os
