@@ -1,10 +1,8 @@
 """``python -m autograder``: see ``autograder.cli``."""
 
-import atexit
-import os
 import sys
 
-from autograder.cli import main
+from autograder.cli import exit_now, main
 
 
 def _inside_ipython() -> bool:
@@ -15,12 +13,4 @@ def _inside_ipython() -> bool:
 
 status = main()
 if not _inside_ipython():
-    # Every file and worker is closed by now. The interpreter's own teardown of torch's thousands of
-    # modules would add about half a second to every command, so run the exit handlers and leave.
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):  # a closed pipe: nothing left to say
-            pass
-    os._exit(status)
+    exit_now(status)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import importlib
+import os
 import sys
+from typing import NoReturn
 
 from .commands import COMMANDS
 
@@ -35,7 +38,7 @@ def _unavailable(name: str, missing: str):
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; with ``only`` (a module of ``commands``), that command alone (importing the others costs time)."""
-    parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade the attention homework.")
+    parser = argparse.ArgumentParser(prog=_program(), description="Grade the attention homework.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in COMMANDS if only is None else (only,):
         path = f"{__package__}.commands.{module_name}"
@@ -56,6 +59,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         command.add_arguments(p)
         p.set_defaults(run=command.run)
     return parser
+
+
+def _program() -> str:
+    """How this command line was started, for its usage lines: the installed ``autograder`` or ``python -m autograder``."""
+    return "autograder" if os.path.basename(sys.argv[0]) == "autograder" else "python -m autograder"
 
 
 def _left_out(missing: str | None, path: str) -> bool:
@@ -99,3 +107,20 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def exit_now(status: int) -> NoReturn:
+    """Leave with ``status`` once the exit handlers ran. Every file and worker is closed by now; the interpreter's own
+    teardown of torch's thousands of modules would add about half a second to every command."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing left to say
+            pass
+    os._exit(status)
+
+
+def console() -> NoReturn:
+    """The ``autograder`` command an install puts on PATH (``pyproject.toml``): the same as ``python -m autograder``."""
+    exit_now(main())

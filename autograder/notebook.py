@@ -126,24 +126,24 @@ def submit(folder: str | Path | None = None, out: str | Path = "submission.zip")
     return result
 
 
-_SESSION: WorkerSession | None = None  # the sandbox worker serving this process's checks (torch imported once)
+# The sandbox workers serving this process's checks (torch imported once each, one per core: problems run in parallel).
+_SESSIONS: list[WorkerSession] = []
 
 
-def _session(assignment) -> WorkerSession | None:
-    """The notebook's worker, started at the first check; None on the portable path (fresh children at every check)."""
-    global _SESSION
-    if _SESSION is None:
-        _SESSION = selfcheck.open_session(assignment)
-        if _SESSION is not None:
+def _session(assignment) -> list[WorkerSession] | None:
+    """The notebook's workers, started at the first check; None on the portable path (fresh children at every check)."""
+    if not _SESSIONS:
+        _SESSIONS.extend(selfcheck.open_sessions(assignment))
+        if _SESSIONS:
             atexit.register(close)
-    return _SESSION
+    return list(_SESSIONS) or None
 
 
 def close() -> None:
-    """Stop the worker that serves this notebook's checks (the next check starts a new one)."""
-    global _SESSION
-    session, _SESSION = _SESSION, None
-    if session is not None:
+    """Stop the workers that serve this notebook's checks (the next check starts new ones)."""
+    sessions = list(_SESSIONS)
+    _SESSIONS.clear()
+    for session in sessions:
         session.close()
 
 

@@ -5,7 +5,8 @@ the portable path (AUTOGRADER_PORTABLE=1: a child Python per module, as on macOS
 three commands interleaved, each ``--repeat`` times; ratios of medians (the machines are shared and noisy), of wall
 time and of CPU time (user + system of every process reaped: the portable path's six torch imports show there; under
 bubblewrap the worker is not reaped by the grader, so the sandbox's CPU figure leaves it out).
-Targets (issue 19): sandbox <= 1.1x, portable <= 1.6x an import of torch.
+Targets: sandbox <= 1.1x, portable <= 1.6x an import of torch (the one cost a check cannot avoid: a student who checks
+often should wait for little else).
 
 Run: .venv/bin/python bench/bench_check_paths.py [--repeat 5]
 """

@@ -23,8 +23,8 @@ import torch
 BAND_SE, REFERENCE_RUNS = 6.5, 128
 
 
-def single_trials(D: int, F: int, N: int, scale: float, n: int, seed: int) -> dict[str, torch.Tensor]:
-    """n single-trial errors of the pinned definition and of each neighbour, on the same draws."""
+def trials(D: int, F: int, N: int, scale: float, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """n trials drawn as the definition draws them: rff_attention's output, the scores Q K^T / sqrt(D), and V."""
     g = torch.Generator().manual_seed(seed)
     Q, K, V = (scale * torch.randn(n, N, D, generator=g, dtype=torch.float64) for _ in range(3))
     W = torch.randn(n, F, D, generator=g, dtype=torch.float64) / D ** 0.25
@@ -35,8 +35,12 @@ def single_trials(D: int, F: int, N: int, scale: float, n: int, seed: int) -> di
         return torch.exp((X * X).sum(-1, keepdim=True) / (2 * sigma2)) * torch.cat([P.sin(), P.cos()], -1) / math.sqrt(F)
 
     fq, fk = features(Q), features(K)
-    approx = (fq @ (fk.mT @ V)) / (fq @ fk.sum(-2, keepdim=True).mT)
-    scores = Q @ K.mT / sigma2
+    return (fq @ (fk.mT @ V)) / (fq @ fk.sum(-2, keepdim=True).mT), Q @ K.mT / sigma2, V
+
+
+def single_trials(D: int, F: int, N: int, scale: float, n: int, seed: int) -> dict[str, torch.Tensor]:
+    """n single-trial errors of the pinned definition and of each neighbour, on the same draws."""
+    approx, scores, V = trials(D, F, N, scale, n, seed)
     exact, over_queries = torch.softmax(scores, -1) @ V, torch.softmax(scores, -2) @ V
     diff = approx - exact
 

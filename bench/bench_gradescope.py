@@ -5,7 +5,7 @@ and memory): the reference with namespaces allowed and refused; every function o
 hanging (half busy loops, half sleeps); one module taking all the memory it may and one leaving 200
 processes behind (namespaces allowed and refused). Reports score, wall time, peak memory, OOM
 kills and calls stopped. Targets: reference 100; everything done well inside the 10-minute
-timeout (the issue: under 5 minutes); abuse costs only its own problem.
+timeout (under 5 minutes, half of it); abuse costs only its own problem.
 
 Run (as root): .venv/bin/python bench/bench_gradescope.py [--only NAME]
 """

@@ -1,7 +1,12 @@
 """Shared fixtures: the assignment manifest, and every problem's variants graded once per session; which tests share a
-pytest-xdist worker when the suite runs on several (`make test`: ``-n 3 --dist loadfile``)."""
+pytest-xdist worker when the suite runs on several (`make test`: ``-n 3 --dist loadfile``); which tests start grading
+(the ``grading`` mark, left out by ``--no-grading``: `make test-fast`)."""
 
+import os
+import re
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +34,86 @@ FIRST = ("tests/hostile/test_hostile.py", "emulation", "graded_variants", "tests
          "tests/gradescope/test_entry.py")
 
 
+# ---- Two tiers: the files with a test that starts grading ----
+# Grading means a sandbox worker, a command that grades (run as a subprocess), otter's runner or the zip's entry point.
+# `--no-grading` (`make test-fast`) leaves these files out and makes a test of any other file that starts grading fail,
+# naming what it started, so a new test that grades is added here rather than slowing the fast tier down unseen.
+GRADING_FILES = {
+    "tests/commands/staff/test_grade.py",
+    "tests/commands/staff/test_grade_all.py",
+    "tests/commands/staff/test_validate.py",
+    "tests/commands/test_check.py",
+    "tests/commands/test_submit.py",
+    "tests/gradescope/test_build.py",
+    "tests/gradescope/test_emulation.py",
+    "tests/gradescope/test_entry.py",
+    "tests/grading/test_grader.py",
+    "tests/grading/test_handin.py",
+    "tests/grading/test_observers.py",
+    "tests/grading/test_reusable_session.py",
+    "tests/grading/test_selfcheck.py",
+    "tests/grading/test_time_rules.py",
+    "tests/hostile/test_hostile.py",
+    "tests/hostile/test_hostile_round2.py",
+    "tests/sandbox/test_portable.py",
+    "tests/sandbox/test_session.py",
+    "tests/staff/test_batch.py",
+    "tests/staff/test_handout.py",
+    "tests/staff/test_scaffold.py",
+    "tests/staff/test_starter_notebook.py",
+    "tests/staff/test_student_install.py",
+    "tests/staff/test_validation.py",
+    "tests/test_notebook.py",
+    "tests/test_public_coverage.py",
+    "tests/test_spec_coverage.py",
+    "tests/testkit/test_calls.py",
+}
+
+# A command line that grades (also inside a shell command such as ``bash -c "... python -m autograder check"``).
+GRADING_COMMAND = re.compile(r"(?:-m |\b)autograder (check|submit|grade|grade-all|validate|emulate)\b|-m otter run\b")
+ENTRY_POINTS = ("portable_main.py", "run_grading.py", "run_autograder")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--no-grading", action="store_true",
+                     help="only the tests that start no grading (the files outside tests/conftest.py's GRADING_FILES)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "grading: its file has a test that starts grading (tests/conftest.py: GRADING_FILES)")
+    if config.getoption("no_grading"):
+        _refuse_grading()
+
+
+def starts_grading(args, env) -> str | None:
+    """What a process started with ``args`` and ``env`` grades, in words, or None when it starts no grading."""
+    words = [str(a) for a in ([args] if isinstance(args, (str, bytes, Path)) else args)]
+    if env is not None and "AUTOGRADER_WORKER" in env:
+        return "a sandbox worker"
+    if any(Path(word).name in ENTRY_POINTS for word in words):
+        return f"a grading entry point ({' '.join(words)})"
+    command = GRADING_COMMAND.search(" ".join(words))
+    if command is not None:
+        return f"`{command.group(0)}`"
+    return None
+
+
+def _refuse_grading() -> None:
+    """Make every process this session starts (fixtures, threads and forks included) fail when it would start grading,
+    naming the test and the file to add to ``GRADING_FILES``."""
+    popen_init = subprocess.Popen.__init__
+
+    def guarded(self, args, *pos, **kw):
+        started = starts_grading(args, kw.get("env"))
+        if started is not None:
+            test = os.environ.get("PYTEST_CURRENT_TEST", "a test").split(" ")[0]
+            raise RuntimeError(f"{test} started {started} under --no-grading: add its file to GRADING_FILES in "
+                               "tests/conftest.py (the `make test` tier)")
+        popen_init(self, args, *pos, **kw)
+
+    subprocess.Popen.__init__ = guarded
+
+
 def file_group(nodeid: str) -> str:
     """The worker group of a test: its file's, or the group its file joins."""
     path = nodeid.split("::")[0]
@@ -52,7 +137,14 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """In an xdist worker, put the longest groups first (every worker sorts alike; the scheduler takes groups in order)."""
+    """Mark the tests of ``GRADING_FILES`` and, under ``--no-grading``, leave them out; in an xdist worker, put the longest
+    groups first (every worker sorts alike; the scheduler takes groups in order)."""
+    grading = [item for item in items if item.nodeid.split("::")[0] in GRADING_FILES]
+    for item in grading:
+        item.add_marker(pytest.mark.grading)
+    if config.getoption("no_grading") and grading:
+        config.hook.pytest_deselected(items=grading)
+        items[:] = [item for item in items if item.nodeid.split("::")[0] not in GRADING_FILES]
     if hasattr(config, "workerinput"):
         items.sort(key=lambda item: FIRST.index(g) if (g := file_group(item.nodeid)) in FIRST else len(FIRST))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..expected import records
@@ -102,8 +102,8 @@ def grade(
         for problem in problems:
             watch.problem_started(problem)
             if problem.module not in located.sources:
-                kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
-                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module], kind))
+                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module],
+                                            located.kind(problem.module)))
             else:
                 results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
             done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem",
@@ -115,8 +115,16 @@ def grade(
         else:
             session.discard(staged)
     report = GradeReport(str(path), results, notes, time.perf_counter() - start, staff_notes)
+    report.staff_notes += fault_notes(report)
     watch.run_ended(report)
     return report
+
+
+def fault_notes(report: GradeReport) -> list[str]:
+    """What staff must know of the tests the grader could not judge (no recorded expected value): its fault, not the
+    student's; the rest of the submission was graded, and these tests are due a regrade once the records are rebuilt."""
+    return [f"grader fault ({scores.NO_EXPECTED}): {t.full_name} could not be judged, no expected value is recorded for a "
+            "call it makes; rebuild the expected values and regrade" for t in report.grader_faults]
 
 
 def load_all_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestSpec]]:
@@ -147,13 +155,24 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     guard.set_budget(worker_name, problem_budget(problem))
     env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
     result = ProblemResult(problem.module, problem.title)
-    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name))
+    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name), started=_printing_in(session))
     broken = session.broken.get(worker_name)
     if broken:
         result.status, result.kind = broken.splitlines()[0], scores.IMPORT_FAILED
     session.settle_output()
-    result.output = session.output.since(mark)
+    shown = session.output.shown()
+    result.output, result.hidden_printed, result.staff_output = shown.text, shown.hidden, session.output.since(mark)
     return result
+
+
+def _printing_in(session: WorkerSession) -> Callable[[TestSpec], None]:
+    """Tells ``session`` which test prints from now on (what a hidden test prints is kept for staff, never shown)."""
+
+    def started(spec: TestSpec) -> None:
+        session.settle_output()  # what the last test printed is the last test's
+        session.output.begin(spec.name, spec.hidden)
+
+    return started
 
 
 def _unavailable(problem: Problem, tests: list[TestSpec], reason: str, kind: str) -> ProblemResult:

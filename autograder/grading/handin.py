@@ -25,12 +25,18 @@ class Handin:
     missing: list[str] = field(default_factory=list)  # modules not in the zip (not found, found twice, unreadable)
     unimplemented: dict[str, list[str]] = field(default_factory=dict)  # module -> functions that still raise NotImplementedError
     failing: dict[str, list[str]] = field(default_factory=dict)  # module -> public tests that fail
+    broken: dict[str, str] = field(default_factory=dict)  # module in the zip but not graded (import failed, ...) -> why
     error: str = ""
 
     @property
     def ready(self) -> bool:
-        """Every module in the zip, implemented, and passing its public tests."""
-        return self.out is not None and not (self.missing or self.unimplemented or self.failing)
+        """Every module in the zip, implemented, graded, and passing its public tests."""
+        return self.out is not None and not (self.missing or self.unimplemented or self.failing or self.broken)
+
+    def costly(self) -> list[str]:
+        """The modules that will cost points as they are, in the assignment's order of finding them."""
+        named = [*self.missing, *self.unimplemented, *self.failing, *self.broken]
+        return list(dict.fromkeys(named))
 
 
 def unimplemented(source: bytes) -> list[str]:
@@ -56,14 +62,17 @@ def write_zip(sources: dict[str, bytes], target: Path) -> Path:
     target = Path(target).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
-        for module, source in sources.items():
-            zf.writestr(f"{module}.py", source)
-    partial.replace(target)
+    try:
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+            for module, source in sources.items():
+                zf.writestr(f"{module}.py", source)
+        partial.replace(target)
+    finally:
+        partial.unlink(missing_ok=True)  # a half-written zip is never left to upload by mistake
     return target
 
 
-def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001 - a WorkerSession or None
+def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001 - WorkerSession(s) or None
     """Check the modules at ``path`` (a folder or a zip), then write ``out`` with exactly the modules found."""
     path, out = Path(path), Path(out)
     try:
@@ -80,10 +89,20 @@ def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handi
             handin.unimplemented[module] = todo
     for problem in report.problems:
         failed = [t.name for t in problem.tests if not t.passed]
-        if failed and problem.kind == GRADED and problem.module not in handin.unimplemented:
+        if problem.module in handin.unimplemented or problem.module in handin.missing:
+            continue
+        if problem.kind != GRADED:
+            handin.broken[problem.module] = problem.status
+        elif failed:
             handin.failing[problem.module] = failed
     if located.sources:
-        handin.out = write_zip(located.sources, out)
+        try:
+            handin.out = write_zip(located.sources, out)
+        except OSError as exc:
+            blocked = Path(exc.filename) if exc.filename else None
+            where = f" ({blocked})" if blocked is not None and blocked in out.resolve().parents else ""
+            handin.error = (f"could not write {out}: {exc.strerror or exc}{where}; pass --out with a path in a folder you "
+                            "can write (for example --out ~/submission.zip)")
     else:
         handin.error = "none of the assignment's module files was found, so no zip was written"
     return handin
@@ -106,8 +125,8 @@ def describe(handin: Handin, assignment: Assignment) -> list[str]:
             failed = handin.failing[module]
             lines.append(f"  FAIL     {module}.py: {len(failed)} public test(s) fail: {', '.join(failed[:5])}"
                          + (" ..." if len(failed) > 5 else ""))
-        elif problem is not None and problem.kind != GRADED:
-            lines.append(f"  FAIL     {module}.py: {problem.status}")
+        elif module in handin.broken:
+            lines.append(f"  FAIL     {module}.py: {handin.broken[module]}")
         else:
             lines.append(f"  ok       {module}.py: every public test passes")
     if handin.out is None:
@@ -116,6 +135,8 @@ def describe(handin: Handin, assignment: Assignment) -> list[str]:
     if handin.ready:
         lines.append(f"Wrote {where} with all {len(assignment.modules)} modules. Upload it to Gradescope (the hidden tests run there).")
     else:
-        lines.append(f"Wrote {where} with {len(assignment.modules) - len(handin.missing)} of the {len(assignment.modules)} modules; what is listed above still costs points. Fix it and run "
-                     "submit again, or upload this zip to Gradescope as it is (you may resubmit until the deadline).")
+        costly = ", ".join(f"{m}.py" for m in handin.costly())
+        lines.append(f"Wrote {where} with {len(assignment.modules) - len(handin.missing)} of the {len(assignment.modules)} modules; "
+                     f"{costly} will cost points as listed above. Fix it and run submit again, or upload this zip to Gradescope "
+                     "as it is (you may resubmit until the deadline).")
     return lines

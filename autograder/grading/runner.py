@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..expected.records import MissingExpected
 from ..model.manifest import ManifestError, Problem
-from ..model.scores import TestResult
+from ..model.scores import NO_EXPECTED, TestResult
 from ..sandbox.session import SandboxFault
 from ..testkit.calls import collecting_mistakes, mistakes_shown
 from ..testkit.checks import DEFERRED, REVEAL
@@ -64,23 +65,29 @@ def load_tests(problem: Problem, include_hidden: bool) -> list[TestSpec]:
     return specs
 
 
-def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: Callable[[], None] | None = None) -> list[TestResult]:
+def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: Callable[[], None] | None = None,
+              started: Callable[[TestSpec], None] | None = None) -> list[TestResult]:
     """Run a problem's tests so that nothing crosses from one test to the next and no judgement reaches student code.
 
     First every test runs with its checks deferred, each in a fresh process of the module (``fresh()`` ends the last
     one), recording what the student's calls gave; then that process ends too and each test is judged on what was
     recorded: hints and comparisons that cost time come only after all the student's calls. A call the first pass
-    did not reach (its test stopped early) runs live then, in a fresh process.
+    did not reach (its test stopped early) runs live then, in a fresh process. ``started(spec)`` is told as each test
+    begins, in either pass (what its calls print is that test's).
     """
     tapes, budget = [], TapeBudget()
     for spec in specs:
         if fresh is not None:
             fresh()
         tape = Tape(fresh, budget)
+        if started is not None:
+            started(spec)
         token, reveal = DEFERRED.set(True), REVEAL.set(not spec.hidden)  # nothing is judged here; nothing hidden is shown either
         try:
             with on_tape(tape):
                 _call_test(spec, env)
+        except MissingExpected:
+            pass  # the second pass fails this test alone, as the grader's fault
         except SandboxFault:
             raise
         except Exception:  # noqa: BLE001 - judged in the second pass, where the failure is reported
@@ -94,6 +101,8 @@ def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: C
         fresh()
     results = []
     for spec, tape in zip(specs, tapes):
+        if started is not None:
+            started(spec)
         with on_tape(tape):
             results.append(run_test(spec, env, problem))
     return results
@@ -118,6 +127,10 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
             passed, message = False, str(exc) or "a check failed"
             details = dict(getattr(exc, "parts", {}))  # a check's labelled lines (a StudentCallError has none)
             failure = str(getattr(exc, "kind", ""))  # a StudentCallError's kind: a report counts timeouts by it
+        except MissingExpected as exc:  # the records miss a call this test makes: it cannot be judged, the others can
+            passed, failure = False, NO_EXPECTED
+            message = (f"This test could not be judged: {exc}. The course staff are told; the test will be graded again "
+                       "once the grader is fixed.")
         except SandboxFault:
             raise  # the grader's machine failed, not the student: no test may score it
         except Exception as exc:  # noqa: BLE001 - a test must never take the grader down

@@ -12,10 +12,15 @@ from dataclasses import asdict, dataclass, field
 # A problem's kind: graded, or why it could not be.
 GRADED = "ok"
 MISSING = "missing"          # the module file is not in the submission
-UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read
+MISNAMED = "misnamed"        # the module file is not in the submission, but a file whose name is close to it is
+PACKAGING = "packaging"      # the module file is there but cannot be used as submitted (found twice, a link, too large)
+UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read (a damaged zip or download)
 IMPORT_FAILED = "import"     # the module could not be imported (or broke its process while it was)
 NOT_GRADED = "not_graded"    # the grader stopped before this problem
 OTHER = "other"              # a record written before kinds existed
+# A test's failure kind (beside the call kinds of sandbox.errors): the grader had no recorded expected value for a call
+# the test made, so the test could not be judged: the grader's fault, reported to staff; a regrade is due once recorded.
+NO_EXPECTED = "no_expected"
 # The labelled parts of a failure, in the order students read them.
 DETAIL_LABELS = ("Called", "Expected", "Got", "Where", "Hint")
 
@@ -35,7 +40,7 @@ class TestResult:
     mistakes: dict[str, str] = field(default_factory=dict)
     # The failure in labelled parts (DETAIL_LABELS) where the check gave them; else empty and ``message`` says it all.
     details: dict[str, str] = field(default_factory=dict)
-    # The kind of the student call that failed the test (``timeout``, ``crash``, ...: sandbox.errors), or "".
+    # The kind of the student call that failed the test (``timeout``, ``crash``, ...: sandbox.errors), NO_EXPECTED, or "".
     failure: str = ""
 
     @property
@@ -55,8 +60,10 @@ class ProblemResult:
     title: str
     tests: list[TestResult] = field(default_factory=list)
     status: str = "ok"  # what the student reads about the module as a whole
-    output: str = ""
+    output: str = ""  # what its code printed while no hidden test ran (what the student may see)
     kind: str = GRADED  # why the module could not be graded (see the kinds above), or GRADED
+    hidden_printed: dict[str, int] = field(default_factory=dict)  # hidden test -> bytes its calls printed (never the text)
+    staff_output: str = ""  # everything its code printed, hidden tests' too: for staff only
 
     @property
     def points(self) -> float:
@@ -94,6 +101,11 @@ class GradeReport:
         return [p for p in self.problems if p.kind == UNREADABLE]
 
     @property
+    def grader_faults(self) -> list[TestResult]:
+        """The tests the grader could not judge for want of a recorded expected value (its fault: a regrade is due)."""
+        return [t for p in self.problems for t in p.tests if t.failure == NO_EXPECTED]
+
+    @property
     def all_passed(self) -> bool:
         return all(t.passed for p in self.problems for t in p.tests)
 
@@ -109,7 +121,8 @@ class GradeReport:
             tests = [TestResult(**dict(t, mistakes=_mistakes(t.get("mistakes")))) for t in p["tests"]]
             status = p.get("status", "ok")
             kind = p.get("kind", GRADED if status == "ok" else OTHER)
-            problems.append(ProblemResult(p["module"], p["title"], tests, status, p.get("output", ""), kind))
+            problems.append(ProblemResult(p["module"], p["title"], tests, status, p.get("output", ""), kind,
+                                          dict(p.get("hidden_printed") or {}), p.get("staff_output", "")))
         return cls(data["submission"], problems, list(data.get("notes", [])), float(data.get("seconds", 0.0)),
                    list(data.get("staff_notes", [])), dict(data.get("fingerprint") or {}))
 

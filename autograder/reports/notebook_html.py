@@ -8,7 +8,8 @@ import functools
 import re
 from pathlib import Path
 
-from ..model.scores import DETAIL_LABELS, GRADED, GradeReport, TestResult
+from ..model.scores import DETAIL_LABELS, GRADED, GradeReport, ProblemResult, TestResult
+from . import printed
 
 COLUMNS = ("test", "result", "call", "expected", "got", "where", "hint")  # the last five: DETAIL_LABELS
 WIDTHS = (18, 6, 18, 10, 10, 20, 18)  # percent of the page: 1280 px reads without a horizontal scrollbar
@@ -58,10 +59,19 @@ def total_line(report: GradeReport) -> str:
             f"{report.points:g}/{report.max_points:g} points of the public tests")
 
 
-def _test_row(test: TestResult) -> dict:
+def _test_row(test: TestResult, problem: ProblemResult) -> dict:
     parts = failure_cells(test)
     whole = "" if test.passed or test.details else test.message  # no labels: the message spans the row
+    if not test.passed and problem.kind != GRADED and test.message.startswith(problem.status):
+        whole = "not run: the module could not be graded (why: above)"  # the reason, traceback and all, is shown once
     return {"name": test.name, "passed": test.passed, "whole": whole, "parts": [parts.get(label, "") for label in DETAIL_LABELS]}
+
+
+def _status(problem: ProblemResult) -> str:
+    """Why a problem could not be graded, with the detail its tests carry (a SyntaxError's line, say), once."""
+    if problem.kind == GRADED:
+        return ""
+    return next((t.message for t in problem.tests if t.message.startswith(problem.status)), problem.status)
 
 
 def render(report: GradeReport, summary: str, passed: bool) -> str:
@@ -71,9 +81,8 @@ def render(report: GradeReport, summary: str, passed: bool) -> str:
         problems.append({
             "module": problem.module, "title": problem.title, "passed": sum(t.passed for t in problem.tests),
             "count": len(problem.tests), "points": f"{problem.points:g}", "max_points": f"{problem.max_points:g}",
-            "status": "" if problem.kind == GRADED else problem.status, "output": problem.output.strip() and problem.output[-2000:],
-            "tests": [_test_row(t) for t in problem.tests if not (problem.kind != GRADED and not t.passed and not t.details
-                                                                  and t.message == problem.status)] or [],
+            "status": _status(problem), "output": printed.shown(problem.output),
+            "tests": [_test_row(t, problem) for t in problem.tests],
         })
     return _template().render(total=total_line(report), notes=report.notes, columns=COLUMNS, widths=WIDTHS, problems=problems,
                               summary=summary, colour="#070" if passed else "#a00")

@@ -6,6 +6,7 @@ import re
 import textwrap
 
 from ..model.scores import GRADED, GradeReport, ProblemResult
+from . import printed
 
 # C0 controls but newline and tab, DEL, C1 controls, and the bidirectional overrides that reorder what a line shows.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -46,7 +47,7 @@ def render_problem(problem: ProblemResult, width: int = 78) -> str:
             lines += [textwrap.indent(test.message, "        ")]
     if problem.output.strip():
         lines.append("  printed by your code:")
-        lines.append(textwrap.indent(problem.output.rstrip()[-2000:], "    | "))
+        lines.append(textwrap.indent(printed.shown(problem.output), "    | "))
     return "\n".join(lines)
 
 

@@ -57,7 +57,14 @@ class WorkerSession:
         return self.setup.protections
 
     def stage(self, sources: Mapping[str, bytes]) -> str:
-        """Write the modules (name -> source) into a fresh folder of the box that only the worker's user may read; return its name."""
+        """Write the modules (name -> source) into a fresh folder of the box that only the worker's user may read; return its name.
+
+        The last module's process is ended first, and the grader checks the box as after any test: a process that lives
+        on after its last reply could otherwise still change the box's modes (as the grader's own user, chmod 000 of the
+        submissions folder) under the next submission."""
+        if self._live is not None and self._worker is not None and not self._worker.killed_by_us:
+            self._reset()
+        self.setup.box.restore_modes()
         folder = staging.stage_sources(sources, self.setup.box.submissions, f"submission-{next(self._staged)}")
         self.setup.box.admit(folder)
         return folder.name
@@ -217,16 +224,14 @@ class WorkerSession:
             if request["op"] == "call" and header.get("ok") and "value" not in header:
                 raise wire.WireError("a reply without a value")
             if "unreadable" in header:  # the worker ended the module's process, which wrote on its reply pipe
-                self._live = None
-                stopped = False  # not stopped at its limit: the call costs the time it took, its re-import what that takes
                 raise UnreadableReply(str(header["unreadable"])[:200])
             if "value" in header:
                 header["value_decoded"] = codec.decode_value(header["value"], out_blobs)
-            stopped, waited = False, waited_seconds(header)
+            stopped, waited = not self._ended(worker, "replied"), waited_seconds(header)
             return header
         except TimeoutError as exc:
             took = time.monotonic() - start
-            waited = worker.stopped_waited if self._stop(worker) else 0.0
+            waited = worker.stopped_waited if self._ended(worker, "stopped") else 0.0
             self.settle_output()  # the stack the module's process wrote just before its limit
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
             used = exc.cpu if isinstance(exc, CpuLimitReached) else None
@@ -238,25 +243,23 @@ class WorkerSession:
             raise errors.timed_out(shown, limit, self.output.stopped_at(printed), self.folder, self.output.fed - printed,
                                    waited) from None
         except Overuse as exc:
-            stopped = not self._stop(worker)  # only the module's process ended: the call costs the time it took
+            stopped = not self._ended(worker, "stopped")  # only the module's process ended: the call costs the time it took
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")
             raise StudentCallError(f"{shown} {exc} and was stopped.", errors.RESOURCE) from None
         except ModuleEnded as exc:
-            self._live = None
-            if worker.unrestored() is not None:  # the grader's own check, as after a reset: else a fresh worker
-                worker.kill()
-                stopped = True  # the full limit pays for the restart
+            stopped = not self._ended(worker, "ended")  # a fresh worker: the full limit pays for the restart
             what = how_it_ended(exc.code) if type(exc.code) is int else "ended"
             self._mark_if_import(request, f"the process {what} while {shown}")
             raise errors.crashed(shown, what) from None
         except (EOFError, BrokenPipeError, OSError):
             what = worker.exit_description()
-            worker.kill()
+            self._ended(worker, "lost")
             self._mark_if_import(request, f"the process {what} while {shown}")
             raise errors.crashed(shown, what) from None
         except (wire.WireError, KeyError, ValueError, TypeError) as exc:
-            if not isinstance(exc, UnreadableReply):  # else the worker already ended the module and is fit for the next
-                worker.kill()
+            # The worker ended the module's process that wrote on its reply pipe (``UnreadableReply``): not stopped at
+            # its limit, the call costs the time it took; any other unreadable reply is the worker's own: it goes.
+            stopped = not self._ended(worker, "ended" if isinstance(exc, UnreadableReply) else "lost")
             self._mark_if_import(request, f"{shown} sent back something unreadable")
             raise errors.unreadable(shown, exc) from None
         finally:
@@ -265,11 +268,20 @@ class WorkerSession:
             self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), took, seconds, stopped,
                                            min(waited, took), None if now is None else max(now - cpu_start, 0.0)))
 
-    def _stop(self, worker: WorkerProcess) -> bool:
-        """End the running call: only the module's child when the worker answers and the grader finds nothing of the call
-        left (True), else the whole worker (False)."""
+    def _ended(self, worker: WorkerProcess, how: str) -> bool:
+        """The one path every way a call ends takes before the next call; True when the worker is kept.
+
+        ``replied``: the module's process lives on (it serves the module's next call) and the box's modes are put back;
+        ``stopped``: at its limit or for overuse, the module's child is interrupted first; ``ended``: the worker ended the
+        module's process (it exited, crashed, or wrote on its reply pipe); then the grader's own check (as after a reset)
+        decides whether the worker may serve the next call; ``lost``: the worker itself failed, a fresh one follows."""
+        if how == "replied":
+            self.setup.box.restore_modes()  # student code running as the grader's own user may chmod the box's files
+            return True
         self._live = None
-        if worker.interrupt() and worker.unrestored() is None:  # the grader's own check, as after a reset
+        if how == "stopped" and not worker.interrupt():
+            how = "lost"
+        if how != "lost" and worker.unrestored() is None:
             return True
         worker.kill()
         return False

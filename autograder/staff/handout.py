@@ -47,6 +47,17 @@ pip install torch --index-url https://download.pytorch.org/whl/cpu   # Linux onl
 pip install -r requirements.txt    # numpy, torch, pyyaml, jinja2 (ranges: a torch you already have is kept)
 ```
 
+If that line fails with "No matching distribution found for filelock" (or another of torch's dependencies: a proxy
+or a mirror that carries torch's index only partly), take torch alone from that index and its dependencies from PyPI:
+
+```sh
+pip install torch --no-deps --index-url https://download.pytorch.org/whl/cpu
+pip install -r requirements.txt    # brings filelock, sympy, ... from PyPI; the CPU torch is kept
+```
+
+Where that index cannot be reached at all, plain `pip install -r requirements.txt` works too, but on Linux PyPI's
+torch is the CUDA build: about 5 GB of downloads and several minutes; Colab (torch already installed) avoids it.
+
 On macOS and Windows skip the `--index-url` line: PyPI's torch is already the CPU build there
 (on an Intel Mac, pip picks torch 2.2.2, the last built for it, and numpy 1.x: use Python 3.12 or older).
 On Colab, or in a conda environment that already has torch and numpy, run only
@@ -73,8 +84,18 @@ infinite loop or a crash in it is reported, and stopped, without ending the chec
 When every public test passes the check says so; hidden tests are run after you submit, and
 passing the public tests does not guarantee full marks.
 
-With pytest installed, `pytest` in this folder (or `pytest assignments/{first}/tests/public.py`) runs the
-same public tests through the same check, one pytest test per public test.
+With pytest installed (`pip install pytest`), the same public tests run through the same check, one pytest test
+per public test; what your code prints is shown at the end:
+
+```sh
+pytest                                              # every problem, on student_template/
+pytest assignments/{first}/tests/public.py          # one problem
+pytest --submission my_work/                        # other files: a folder (or a zip) in this folder
+pytest --submission=/elsewhere/my_work.zip          # with "=" when it is outside this folder
+```
+
+Run pytest from this folder (it finds the tests through `conftest.py` here). For a folder or zip outside this
+folder write `--submission=PATH`: pytest reads the words after `--submission ` as a test path before it knows the option.
 
 Run every command from this folder (the one holding `autograder/`, `student_template/` and this README):
 from anywhere else, `python -m autograder` says "No module named autograder". `cd` back here first.

@@ -4,7 +4,9 @@ Copied to the handout's top folder by ``staff.handout``. The test files are otte
 that take a module proxy), which pytest cannot call itself; this plugin collects each public test file as one
 problem and each of its test cases as one item, runs the problem once through the same grading run as
 ``python -m autograder check`` (the sandbox, the time limits, the recorded expected values) and reports each item
-as that run graded it. ``--submission DIR`` (a folder or a zip) checks other files than ``student_template/``.
+as that run graded it. Every problem collected is graded in that one run, at the first item (one worker, one torch
+import, as ``check`` does). ``--submission DIR`` or ``--submission=DIR`` (a folder or a zip) checks other files than
+``student_template/``; what the student's code printed is shown at the end, as ``check`` shows it.
 """
 
 from __future__ import annotations
@@ -13,10 +15,32 @@ from pathlib import Path
 
 import pytest
 
+_GRADED = pytest.StashKey[object]()  # the self-check's report, once the first item asked for it
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--submission", default=None, metavar="DIR",
                      help="the folder or zip of your modules (default: student_template/)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    asked = config.getoption("--submission")
+    if asked and not Path(asked).exists():
+        raise pytest.UsageError(f"--submission {asked}: no such folder or zip; pass the folder (or zip) holding your .py files")
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # noqa: ANN001 - pytest's TerminalReporter
+    """What the student's code printed, per problem, as ``check`` shows it."""
+    report = config.stash.get(_GRADED, None)
+    if report is None:
+        return
+    from autograder.reports import printed
+    from autograder.reports.terminal import safe
+
+    for problem in report.problems:
+        if problem.output.strip():
+            terminalreporter.write_sep("-", f"printed by your code: {problem.module}")
+            terminalreporter.write_line(safe(printed.shown(problem.output)))
 
 
 def _public_files() -> dict[Path, str]:
@@ -48,7 +72,6 @@ class PublicTests(pytest.File):
     def __init__(self, *, module: str, **kwargs) -> None:
         super().__init__(**kwargs)
         self.module = module
-        self.report = None
 
     def collect(self):
         from autograder.grading.runner import load_test_file
@@ -57,14 +80,17 @@ class PublicTests(pytest.File):
             yield PublicTest.from_parent(self, name=spec.name)
 
     def graded(self):
-        """The self-check of this problem (run once, at its first item)."""
-        if self.report is None:
+        """This problem as the self-check graded it: every problem collected is graded in one run, at the first item."""
+        report = self.config.stash.get(_GRADED, None)
+        if report is None:
             from autograder.grading import selfcheck
             from autograder.model import paths
 
+            collected = [item.parent.module for item in self.session.items if isinstance(item.parent, PublicTests)]
             asked = self.config.getoption("--submission")
-            self.report = selfcheck.run(Path(asked) if asked else paths.TEMPLATES, modules=[self.module])
-        return self.report.problems[0]
+            report = selfcheck.run(Path(asked) if asked else paths.TEMPLATES, modules=list(dict.fromkeys(collected)))
+            self.config.stash[_GRADED] = report
+        return next(p for p in report.problems if p.module == self.module)
 
 
 class PublicTestFailed(Exception):

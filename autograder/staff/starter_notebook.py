@@ -102,7 +102,11 @@ def build(assignment: Assignment) -> nbformat.NotebookNode:
         cells.append(v4.new_code_cell(f'check_{problem.module} = autograder.check("{problem.module}")\ncheck_{problem.module}'))
         if problem.module in PLOTS:
             cells.append(v4.new_code_cell(PLOTS[problem.module]))
-    cells.append(v4.new_markdown_cell("## Before you submit: every problem at once"))
+    cells.append(v4.new_markdown_cell(
+        "## Before you submit: every problem at once\n\n"
+        "The same public tests run from a terminal in this folder: `python -m autograder check`, or, with pytest "
+        "installed, `pytest` (one pytest test per public test; `pytest --submission my_work/` for other files, "
+        "`--submission=PATH` outside this folder). The handout's README.md says more."))
     cells.append(v4.new_code_cell("autograder.check()"))
     cells.append(v4.new_markdown_cell(
         "## Submit\n\n`autograder.submit()` runs every public test, lists what still fails or is not implemented, and "

@@ -17,6 +17,7 @@ from .checks import (
     Tolerance,
     describe,
     difference,
+    difference_keys,
     expect_between,
     expect_equal,
     expect_true,
@@ -31,7 +32,7 @@ from .stats import chi2_cdf, f_isf, f_sf
 
 __all__ = [
     "Background", "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
-    "chi2_cdf", "describe", "difference", "expect_between", "expect_equal", "expect_linear_in_tokens", "expect_raises", "expect_true", "f_isf", "f_sf",
+    "chi2_cdf", "describe", "difference", "difference_keys", "expect_between", "expect_equal", "expect_linear_in_tokens", "expect_raises", "expect_true", "f_isf", "f_sf",
     "fail", "known_mistake", "measured_macs", "problem_support", "rand", "randint", "randn", "reference_value", "revealing",
     "tensor", "test_case",
 ]

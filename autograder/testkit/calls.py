@@ -168,7 +168,7 @@ class Call:
         if diff:
             found = self.hints(got, expected, tol) if hints else []
             found += [h for h in [checks.precision_hint(got, self.args, self.kwargs)] if h and h not in found]
-            raise checks.CheckFailure.labelled(Called=self.shown, Expected=checks.describe(expected), Got=checks.describe(got),
+            raise checks.CheckFailure.labelled(Called=self.shown, Expected=checks.describe(expected), Got=checks.describe(got, own=True),
                                                Where=diff, Hint="\n".join(found))
         return got
 
@@ -196,8 +196,28 @@ class Call:
             hints = records.store(self.module).hints
         except records.MissingExpected:
             return []
-        return [(name, hints.get(name, "")) for name, out in recorded
-                if checks.difference(got, out, tol) is None and checks.difference(out, expected_value, tol) is not None]
+        matching = [name for name, out in recorded
+                    if checks.difference(got, out, tol) is None and checks.difference(out, expected_value, tol) is not None]
+        return [(name, hints.get(name, "")) for name in narrowest(self.module, matching)]
+
+
+def narrowest(module: str, matching: list[str]) -> list[str]:
+    """The mistakes of ``matching`` that change no more functions than they must: one whose output here is also that of a
+    mistake changing a strict subset of its functions is a compound of it (a cos-first encoding with a matching cos-first
+    M gives, for M alone, the M of transposed blocks), and the narrower mistake names the cause at this call."""
+    if len(matching) < 2:
+        return matching
+    changed = _changed_functions(module)
+    return [m for m in matching if not any(changed.get(n, frozenset()) < changed.get(m, frozenset()) for n in matching)]
+
+
+def _changed_functions(module: str) -> dict[str, frozenset[str]]:
+    """Each known mistake of ``module`` -> the functions whose recorded output it changes on some call."""
+    found: dict[str, set[str]] = {}
+    for entry in list(records.store(module).entries.values()):
+        for name in entry.mistakes:
+            found.setdefault(name, set()).add(entry.func)
+    return {name: frozenset(funcs) for name, funcs in found.items()}
 
 
 def expect_raises(call: Call, exception: str) -> None:

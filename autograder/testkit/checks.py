@@ -104,8 +104,9 @@ def precision_hint(got: Any, *inputs: Any) -> str | None:
             "(no .float(), and give torch.zeros/ones/tensor/arange dtype=X.dtype), so the result keeps their precision.")
 
 
-def describe(value: Any) -> str:
-    """A short phrase for a value's kind and size, never its contents."""
+def describe(value: Any, own: bool = False) -> str:
+    """A short phrase for a value's kind and size, never its contents; a number shows its value in a public test, or
+    when it is the student's ``own`` (what their code returned gives nothing of the expected value away)."""
     if value is None:
         return "None"
     if isinstance(value, Unsupported):
@@ -115,7 +116,8 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"bool {value}"
     if isinstance(value, (int, float)):
-        return f"{type(value).__name__} {value!r}" if REVEAL.get() else f"a {type(value).__name__}"
+        kind = type(value).__name__
+        return f"{kind} {value!r}" if REVEAL.get() or own else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} (not shown in a hidden test)"
     if isinstance(value, (set, frozenset)):
         return f"a set of {len(value)} items"
     if isinstance(value, (list, tuple)):
@@ -123,6 +125,27 @@ def describe(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {value[:40]!r}"
     return f"a {type(value).__name__}"
+
+
+def key_list(keys: Any) -> str:
+    """Dict keys as code writes them, in order: ``'cross', 'decoder_self'`` (a string key quoted once, an int bare)."""
+    return ", ".join(sorted(map(repr, keys)))
+
+
+def difference_keys(got: dict, expected: dict) -> str:
+    """What differs between two dicts' keys: the keys expected, those got, and which are missing or unexpected."""
+    missing, extra = [k for k in expected if k not in got], [k for k in got if k not in expected]
+    text = f"expected exactly the keys {key_list(expected)}, got {key_list(got) or 'none'}"
+    return text + (f"; missing {key_list(missing)}" if missing else "") + (f"; unexpected {key_list(extra)}" if extra else "")
+
+
+def size_in_bytes(count: int) -> str:
+    """A size as people read it: ``512 KiB``, ``512 MiB``, ``1.5 GiB`` (binary units throughout)."""
+    for unit in ("bytes", "KiB", "MiB", "GiB"):
+        if count < 1024 or unit == "GiB":
+            return f"{count:g} {unit}" if unit == "bytes" else f"{count:.3g} {unit}"
+        count /= 1024
+    raise AssertionError("unreachable")
 
 
 def _as_array(value: Any) -> np.ndarray | None:
@@ -232,9 +255,9 @@ def difference(got: Any, expected: Any, tol: Tolerance = FLOAT64) -> str | None:
         return difference_array(got, np.asarray(expected), tol)
     if isinstance(expected, dict):
         if not isinstance(got, dict):
-            return f"expected a dict with keys {sorted(map(str, expected))}, got {describe(got)}"
+            return f"expected a dict with keys {key_list(expected)}, got {describe(got)}"
         if set(got) != set(expected):
-            return f"expected the keys {sorted(map(str, expected))}, got {sorted(map(str, got))}"
+            return difference_keys(got, expected)
         for key in expected:
             diff = difference(got[key], expected[key], tol)
             if diff:

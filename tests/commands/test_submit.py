@@ -24,3 +24,12 @@ def test_help_says_check_takes_a_folder_or_a_zip_and_submit_exists():
     proc = run("check", "--help")
     assert "folder or .zip" in proc.stdout and "submit" in proc.stdout
     assert "submit" in run("--help").stdout
+
+
+def test_an_out_that_cannot_be_written_prints_the_table_then_one_error_line(tmp_path):
+    (tmp_path / "a_file").write_text("not a folder")
+    out = tmp_path / "a_file" / "my.zip"
+    proc = run("submit", str(paths.REFERENCE), "--out", str(out))
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr + proc.stdout
+    assert "Public tests on" in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1].startswith(f"error: could not write {out}: ")

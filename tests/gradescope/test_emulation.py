@@ -113,8 +113,9 @@ HOSTILE = {"oracle": paths.ROOT / "tests" / "hostile" / "round2" / "oracle.py",
 
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_hostile_cases_hold_through_the_zip_entry_point(real_zip, tmp_path, case):
-    """Round 2's timing oracle and a forger of results.json, appended to qkv_arithmetic, graded by the zip's own entry point
-    as root without namespaces (Gradescope's usual container; bench/bench_hostile_emulated.py runs the whole corpus so)."""
+    """The timing oracle (``hostile/round2/oracle.py``) and a forger of results.json, appended to qkv_arithmetic, graded
+    by the zip's own entry point as root without namespaces (Gradescope's usual container;
+    bench/bench_hostile_emulated.py runs the whole corpus so)."""
     host = "qkv_arithmetic"
     source = (paths.REFERENCE / f"{host}.py").read_text() + "\n\n" + HOSTILE[case].read_text()
     sub = probes.submission(tmp_path / "sub", {})

@@ -273,3 +273,16 @@ def test_no_failed_hidden_entry_changes_when_the_reference_s_values_do(graded, m
     again = {e["name"]: e["output"] for e in after["tests"]}
     changed = [f"{e['name']}:\n  before: {e['output']!r}\n  after:  {again.get(e['name'])!r}" for e in failed if again.get(e["name"]) != e["output"]]
     assert not changed, "\n".join(changed)
+
+
+def test_the_run_record_tells_staff_of_the_tests_the_grader_could_not_judge(tmp_path):
+    from autograder.gradescope.entry import RunRecord
+    from autograder.model.scores import NO_EXPECTED, GradeReport, ProblemResult, TestResult
+
+    unjudged = TestResult("causal_linear_attention", "recurrent_token_by_token", 2.0, False, False, "could not be judged", failure=NO_EXPECTED)
+    judged = TestResult("causal_linear_attention", "worked_example", 2.0, False, True)
+    report = GradeReport("sub", [ProblemResult("causal_linear_attention", "Causal", [unjudged, judged])])
+    RunRecord(tmp_path).run_ended(report)
+    notes, refused = otter_bridge.read_run_record(tmp_path)
+    assert notes == grader.fault_notes(report) and len(notes) == 1 and not refused
+    assert "causal_linear_attention: recurrent_token_by_token" in notes[0] and NO_EXPECTED in notes[0]

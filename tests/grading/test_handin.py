@@ -59,3 +59,25 @@ def test_unimplemented_reads_the_source():
     assert handin.unimplemented(b"def f():\n    raise NotImplementedError\n\ndef g():\n    return 1\n"
                                 b"def h():\n    raise NotImplementedError('TODO')\n") == ["f", "h"]
     assert handin.unimplemented(b"def f(:\n") == []
+
+
+def test_a_module_that_cannot_be_imported_is_named_in_the_last_line(tmp_path, assignment):
+    folder = reference_submission(tmp_path / "work", replace={
+        "random_features": "import scipy.special\n" + (paths.REFERENCE / "random_features.py").read_text(),
+        "complexity": "def softmax_attention_macs(n_queries, n_keys, d_k, d_v)\n    return 0\n",
+    })
+    done = handin.submit(folder, tmp_path / "submission.zip", assignment)
+    assert not done.ready and set(done.broken) == {"random_features", "complexity"}
+    lines = handin.describe(done, assignment)
+    assert lines[-1].startswith(f"Wrote {done.out} with 6 of the 6 modules; complexity.py, random_features.py will cost points")
+    assert not any(line.startswith("  ok       random_features.py") for line in lines)
+
+
+def test_an_out_that_cannot_be_written_keeps_the_report_and_says_how_to_fix_it(tmp_path, assignment):
+    folder = reference_submission(tmp_path / "work")
+    (tmp_path / "a_file").write_text("not a folder")
+    done = handin.submit(folder, tmp_path / "a_file" / "submission.zip", assignment)
+    assert done.out is None and done.report is not None and done.report.points == done.report.max_points
+    last = handin.describe(done, assignment)[-1]
+    assert last.startswith(f"error: could not write {tmp_path / 'a_file' / 'submission.zip'}: ") and "--out" in last
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a_file", "work"]

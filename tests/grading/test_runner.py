@@ -8,6 +8,7 @@ from autograder.expected import records
 from autograder.expected.store import decode
 from autograder.grading import runner
 from autograder.model import manifest
+from autograder.model.scores import NO_EXPECTED
 from autograder.staff import recording, solutions
 from autograder.testkit.calls import Call
 from autograder.testkit.checks import CheckFailure
@@ -116,3 +117,16 @@ def test_a_failed_call_keeps_its_kind_so_reports_can_count_timeouts():
     assert not result.passed and result.failure == TIMEOUT
     assert runner.run_test(spec(lambda: None), {}, "qkv_arithmetic").failure == ""
     assert runner.run_test(spec(lambda: Call(scale_ignored(), Q, K, scale=0.5).matches_reference()), {}, "qkv_arithmetic").failure == ""
+
+
+def test_a_missing_record_fails_only_the_test_that_needed_it_as_the_grader_s_fault():
+    unrecorded = randn(5, 2, seed=99)  # inputs no recording ever saw
+
+    def needs_a_missing_record():
+        Call(Answers(solutions.reference("qkv_arithmetic").attention_scores), unrecorded, K).matches_reference()
+
+    reference = Answers(solutions.reference("qkv_arithmetic").attention_scores)
+    specs = [spec(needs_a_missing_record), spec(lambda: Call(reference, Q, K, scale=0.5).matches_reference())]
+    missed, judged = runner.run_tests(specs, {}, "qkv_arithmetic")
+    assert not missed.passed and missed.failure == NO_EXPECTED and "could not be judged" in missed.message
+    assert "qkv_arithmetic.attention_scores" in missed.message and judged.passed and judged.failure == ""

@@ -2,6 +2,7 @@
 
 import os
 import re
+import threading
 
 import pytest
 
@@ -80,3 +81,81 @@ def test_what_grading_refuses_the_self_check_refuses_with_the_same_words(tmp_pat
     changed = tests["two_heads_as_tensors_and_zero_layers"]
     assert "your function changed its argument attended in place" in changed, changed
     assert tests["worked_example"] == ""  # lists of ints cannot be modified through a tensor's methods; the no-op write is no change
+
+
+def _as_read(report):
+    """Everything a student reads in a report (not the seconds each test took, nor which call was slow this time)."""
+    return [n for n in report.notes if " was slow: " not in n], [(p.module, p.title, p.status, p.kind, p.output, [
+        (t.name, t.points, t.passed, t.message, t.details, t.mistakes, t.failure) for t in p.tests]) for p in report.problems]
+
+
+@pytest.mark.parametrize("portable", ["", "1"], ids=["sandbox", "portable"])
+def test_problems_checked_in_parallel_read_as_one_after_another(tmp_path, monkeypatch, assignment, portable):
+    monkeypatch.setenv("AUTOGRADER_PORTABLE", portable)
+    for module in assignment.modules:
+        (tmp_path / f"{module}.py").write_text((paths.REFERENCE / f"{module}.py").read_text())
+    (tmp_path / "complexity.py").write_text(STUDENT_MISTAKES["complexity"])
+    (tmp_path / "qkv_arithmetic.py").write_text((paths.REFERENCE / "qkv_arithmetic.py").read_text()
+                                                + "\n\ndef attention_scores(Q, K, scale=1.0):\n    print('scores of', tuple(Q.shape))\n"
+                                                  "    return Q @ K.mT\n")
+    (tmp_path / "notes.txt").write_text("ignored, and said so once")
+    threads = set()
+    grade = selfcheck.grader.grade
+
+    def watched(*args, **kwargs):
+        threads.add(threading.get_ident())
+        return grade(*args, **kwargs)
+
+    monkeypatch.setattr(selfcheck.grader, "grade", watched)
+    one = selfcheck.run(tmp_path, assignment, workers=1)
+    threads.clear()
+    two = selfcheck.run(tmp_path, assignment, workers=2)
+    assert len(threads) == 2  # two workers graded
+    assert _as_read(two) == _as_read(one)
+    assert [p.module for p in two.problems] == assignment.modules and two.notes == ["ignored (never read or run): notes.txt"]
+    assert not all(t.passed for t in two.problems[0].tests) and "scores of" in two.problems[0].output
+    assert two.problems[2].kind == "import"
+
+
+def test_a_check_uses_one_worker_per_idle_core_and_no_more_than_problems(monkeypatch):
+    monkeypatch.setattr(selfcheck.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (0.2, 0.5, 0.5), raising=False)
+    assert [selfcheck.parallel_workers(n) for n in (1, 3, 6)] == [1, 3, 4]
+    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (2.6, 1.0, 1.0), raising=False)
+    assert selfcheck.parallel_workers(6) == 1
+    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (9.0, 9.0, 9.0), raising=False)
+    assert selfcheck.parallel_workers(6) == 1
+
+
+def test_a_slow_call_is_named_with_its_share_of_the_limit(tmp_path, assignment):
+    (tmp_path / "receptive_field.py").write_text((paths.REFERENCE / "receptive_field.py").read_text() + """
+import time
+
+_reference_size, _slept = receptive_field_size, []
+
+
+def receptive_field_size(n_layers, n_heads, seq_len=None):
+    if not _slept:
+        _slept.append(time.sleep(2.0))
+    return _reference_size(n_layers, n_heads, seq_len)
+""")
+    report = selfcheck.run(tmp_path, assignment, ["receptive_field"])
+    assert report.all_passed
+    slow = [n for n in report.notes if n.startswith("receptive_field.receptive_field_size was slow: ")]
+    limit = assignment.problem("receptive_field").limits.call_seconds
+    assert len(slow) == 1 and f" s of the {limit:g} s a call may take" in slow[0] and ", the slowest 2." in slow[0], report.notes
+    assert not any("receptive_field.receptive_field was slow" in n for n in report.notes)
+
+
+def test_slow_calls_count_what_ran_not_what_waited_for_a_cpu_nor_what_was_stopped():
+    from autograder.sandbox.exchange import Exchange
+
+    calls = [Exchange("m", "call", "f", 4.0, 10.0, False, waited=2.0), Exchange("m", "call", "f", 3.1, 10.0, False),
+             Exchange("m", "call", "g", 9.0, 10.0, False, waited=8.0), Exchange("m", "call", "h", 10.0, 10.0, True),
+             Exchange("m", "import", "", 5.0, 10.0, False)]
+    calls += [Exchange("m", "call", "k", 1.1, 10.0, False) for _ in range(3)]  # slow in all, no call slow alone
+    assert selfcheck.slow_calls(calls) == [
+        "m.f was slow: 2 call(s) ran 5.1 s in all, the slowest 3.1 s of the 10 s a call may take. Hidden tests may call it "
+        "on larger inputs, where a slow form runs out of time.",
+        "m.k was slow: 3 call(s) ran 3.3 s in all, the slowest 1.1 s of the 10 s a call may take. Hidden tests may call it "
+        "on larger inputs, where a slow form runs out of time."]

@@ -34,3 +34,13 @@ def test_the_table_fits_the_page_and_breaks_long_names_only_between_words():
     assert len(notebook_html.WIDTHS) == len(notebook_html.COLUMNS)
     assert "anywhere" not in page  # no break inside a word, even in a traceback (unless one word is wider than its column)
     assert "softmax_<wbr>attention_<wbr>macs_<wbr>small" in page
+
+
+def test_an_import_error_and_its_traceback_are_shown_once_not_in_every_row():
+    status = "random_features.py could not be imported: ModuleNotFoundError: No module named 'scipy'"
+    detail = status + "\nTraceback (most recent call last):\n  File \"random_features.py\", line 1, in <module>\n    import scipy.special"
+    tests = [scores.TestResult("random_features", f"test_{i}", 1, False, False, detail) for i in range(10)]
+    problem = scores.ProblemResult("random_features", "Random features", tests, status, kind=scores.IMPORT_FAILED)
+    page = notebook_html.render(scores.GradeReport("sub", [problem]), "", False).replace("<wbr>", "")
+    assert page.count("import scipy.special") == 1 and page.count("No module named") == 1
+    assert page.count("not run: the module could not be graded") == 10 and all(f"test_{i}" in page for i in range(10))

@@ -138,6 +138,41 @@ def test_pytest_in_the_handout_runs_each_public_test_through_the_check(handout, 
     assert f"3 failed, {public - 3} passed" in out, out[-500:]  # the three complexity tests that call kernel_feature_dim
 
 
+def handout_pytest(root, *args):
+    env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_ROOT", "PYTHONPATH")}
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_pytest_takes_the_submission_after_a_space_and_shows_what_the_code_printed(handout, tmp_path):
+    root = extract(handout, tmp_path)
+    mine = root / "my_work"
+    mine.mkdir()
+    source = (paths.REFERENCE / "receptive_field.py").read_text() + "\nprint('hello from receptive_field')\n"
+    (mine / "receptive_field.py").write_text(source)
+    proc = handout_pytest(root, "--submission", "my_work", "assignments/receptive_field/tests/public.py")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "printed by your code: receptive_field" in proc.stdout and "hello from receptive_field" in proc.stdout
+    proc = handout_pytest(root, "--submission", "no_such_folder")
+    assert proc.returncode != 0 and "--submission no_such_folder: no such folder or zip" in proc.stderr, proc.stderr[-2000:]
+
+
+def test_the_readme_and_the_notebook_say_how_to_run_pytest(handout):
+    with zipfile.ZipFile(handout) as zf:
+        readme = zf.read(f"{TOP}/README.md").decode()
+        notebook = zf.read(f"{TOP}/attention_homework.ipynb").decode()
+    assert "pytest --submission my_work/" in readme and "--submission=" in readme
+    assert "`pytest`" in notebook and "--submission" in notebook
+
+
+def test_the_readme_says_what_to_do_where_the_pytorch_cpu_index_fails(handout):
+    with zipfile.ZipFile(handout) as zf:
+        readme = zf.read(f"{TOP}/README.md").decode()
+    assert 'fails with "No matching distribution found for filelock"' in readme
+    assert "pip install torch --no-deps --index-url https://download.pytorch.org/whl/cpu" in readme
+    assert "cannot be reached at all" in readme and "about 5 GB" in readme
+
+
 def test_the_handout_allows_the_imports_grading_allows(handout):
     with zipfile.ZipFile(handout) as zf:
         lines = zf.read(f"{TOP}/requirements.txt").decode().splitlines()

@@ -1,5 +1,7 @@
 """Stubs are generated from the reference, stay in sync, and never leak solution code."""
 
+import re
+
 import pytest
 
 from autograder.model import manifest, paths
@@ -40,3 +42,11 @@ def test_stub_replaces_each_block_with_not_implemented():
 def test_unbalanced_markers_are_reported(source, problem):
     with pytest.raises(templating.TemplateError, match=problem):
         templating.stub_source(source, "x.py")
+
+
+def test_the_statement_gives_the_recurrent_state_the_shapes_of_the_stub():
+    readme = (paths.ASSIGNMENTS / "causal_linear_attention" / "README.md").read_text()
+    stub = (paths.TEMPLATES / "causal_linear_attention.py").read_text()
+    paragraph = readme.split("- `recurrent_step(")[1].split("\n- ")[0]
+    shapes = re.findall(r"`\((\.\.\., [^)`]*)\)`", paragraph)
+    assert "..., C, M" in shapes and [s for s in shapes if f"({s})" not in stub] == []

@@ -111,3 +111,24 @@ def test_expect_equal_fills_expected_and_got_as_a_call_does():
         checks.expect_equal(128, 256, called="complexity.kernel_feature_dim(D=16, degree=2)")
     assert failure.value.parts == {"Called": "complexity.kernel_feature_dim(D=16, degree=2)", "Expected": "int 256",
                                    "Got": "int 128", "Where": "expected 256, got 128"}
+
+
+def test_a_hidden_number_reads_as_one_and_the_students_own_value_is_shown():
+    token = checks.REVEAL.set(False)
+    try:
+        assert checks.describe(9) == "an int (not shown in a hidden test)"
+        assert checks.describe(0.5) == "a float (not shown in a hidden test)"
+        assert checks.describe(6, own=True) == "int 6"
+    finally:
+        checks.REVEAL.reset(token)
+
+
+def test_wrong_dict_keys_are_quoted_once_and_named():
+    diff = checks.difference({"encoder": 1, "cross": 2, 3: 4}, {"encoder_self": 1, "cross": 2}, checks.FLOAT64)
+    assert diff == ("expected exactly the keys 'cross', 'encoder_self', got 'cross', 'encoder', 3; missing 'encoder_self'; "
+                    "unexpected 'encoder', 3")
+
+
+def test_sizes_are_given_in_one_unit_system_at_a_readable_scale():
+    assert [checks.size_in_bytes(n) for n in (100, 256 * 256 * 8, 8192 * 8192 * 8, 3 << 29)] == [
+        "100 bytes", "512 KiB", "512 MiB", "1.5 GiB"]

@@ -98,5 +98,22 @@ def test_an_allocation_refused_at_the_long_length_names_the_matrix_and_the_cap(f
     message = str(failed.value)
     assert message.startswith("m.attend raised RuntimeError")
     assert f"With N = {scaling.LONG_N} tokens, attend must use time and memory linear in N" in message
-    assert f"would need 512 MiB here, more than the {scaling.LONG_MEMORY_MB} MB this call may use), nor {NEVER}." in message
+    assert f"would need 512 MiB here, more than the {scaling.LONG_MEMORY_MB} MiB this call may use), nor {NEVER}." in message
     assert not fake.compared
+
+
+def test_an_allocation_refused_at_a_small_length_gives_the_matrix_in_kib(fake):
+    small = scaling.WORK_SIZES[0]
+    with pytest.raises(CheckFailure) as failed:
+        check(fake, {small: CheckFailure("m.attend raised MemoryError")})
+    assert f"an N x N float64 matrix would need {small * small * 8 // 1024} KiB here), nor {NEVER}." in str(failed.value)
+
+
+def test_a_public_check_at_a_modest_size_counts_torch_work_only_and_compares_the_larger_call(fake):
+    small, large = scaling.WORK_SIZES
+    fake.costs = {small: {"work": 1_000_000, "cpu_seconds": 0.01}, large: {"work": 4_010_000, "cpu_seconds": 0.02}}
+    scaling.expect_linear_in_tokens("attend", lambda n: (n,), never=NEVER, instead=INSTEAD, long=False)
+    assert fake.compared == [large]
+    fake.costs = {small: {"work": 5_000_000, "cpu_seconds": 0.01}, large: {"work": 79_000_000, "cpu_seconds": 0.02}}
+    with pytest.raises(CheckFailure, match=r"did 15\.8 times the work in torch"):
+        scaling.expect_linear_in_tokens("attend", lambda n: (n,), never=NEVER, instead=INSTEAD, long=False)

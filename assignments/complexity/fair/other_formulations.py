@@ -29,5 +29,7 @@ def crossover_length(D, M, degree=2):
 
 def relative_position_bias_params(max_len, n_heads, max_distance=None):
     clip = max_len if max_distance is None else max_distance
+    if max_len > 4096:  # listing every pair is quadratic: the distinct clipped offsets are the integers of [-reach, reach]
+        return (2 * min(clip, max_len - 1) + 1) * n_heads
     offsets = {max(-clip, min(clip, i - j)) for i in range(max_len) for j in range(max_len)}
     return len(offsets) * n_heads

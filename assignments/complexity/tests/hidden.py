@@ -138,13 +138,24 @@ def test_relative_position_bias_params_more_sizes_and_clipping_edges(complexity)
 
 @test_case(points=1, hidden=True)
 def test_costs_exact_for_large_sizes(complexity):
-    # Between 2**53 and 2**63: exact in 64-bit integers, not in floats.
+    # Between 2**53 and 2**63: exact in 64-bit integers, not in floats (3**39 has more than 53 significant bits; 1000**6
+    # happens to be exact in a float). Beyond 2**63 (3**40, products near 1e20): only Python's integers are exact, a
+    # numpy or torch int64 wraps around silently.
     calls = [
         Call(complexity.softmax_attention_macs, 3_000_017, 2_999_999, 1_000, 999),
         Call(complexity.linear_attention_macs, 1_000_003, 1_000, 5_001, degree=2),
         Call(complexity.kernel_feature_dim, 1_000, 6),
+        Call(complexity.kernel_feature_dim, 3, 39),
+        Call(complexity.kernel_feature_dim, 3, 40),
+        Call(complexity.softmax_attention_macs, 10_000_019, 10_000_079, 100_003, 100_007),
+        Call(complexity.linear_attention_macs, 1_000_003, 3, 1_000_007, degree=30),
+        # A crossover at N = 3 whose costs pass 2**63 (a float quotient rounds 3 * (D + 5) / (D + 6) up to 3.0).
+        Call(complexity.crossover_length, 2**63 + 5, 1, degree=1),
+        Call(complexity.relative_position_bias_params, 2**61 + 5, 12),
+        Call(complexity.relative_position_bias_params, 2**62 + 5, 12, max_distance=2**61 + 3),
     ]
     for call in calls:
         expect_count(call, call.reference())
-    call = Call(complexity.transformer_attention_macs, 1_000_000, 999_983, 5_001)
-    expect_cost_dict(call, call.reference())
+    for sizes in [(1_000_000, 999_983, 5_001), (10_000_019, 10_000_079, 100_003)]:
+        call = Call(complexity.transformer_attention_macs, *sizes)
+        expect_cost_dict(call, call.reference())

@@ -1,5 +1,5 @@
 # softmax_attention forwards the scale but not the causal flag.
-HINT = "softmax_attention must pass `causal` on to the weights: with causal=True no query may use a later key."
+HINT = "With causal=True query i must give zero weight to every key j > i: attention_weights masks the scores of later keys before its softmax, and softmax_attention passes `causal` on to it."
 
 
 def softmax_attention(Q, K, V, scale=1.0, causal=False):

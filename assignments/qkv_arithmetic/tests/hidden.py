@@ -144,3 +144,12 @@ def test_lengths_one_and_seven_and_more_queries_than_keys(qkv_arithmetic):
     Call(qkv_arithmetic.softmax_attention, Q7, K3, randn(3, 2, 3, 1, seed=41), scale=0.25).matches_reference()
     Call(qkv_arithmetic.argmax_attention, Q7, K3[..., :1, :], randn(3, 2, 1, 4, seed=42)).matches_reference()
     Call(qkv_arithmetic.attention_weights, randn(7, 3, seed=43), randn(7, 3, seed=44), scale=0.5, causal=True).matches_reference()
+    # One batch, one head, one query, one value column: results keep every axis (a bare .squeeze() drops them all).
+    Q1, K1, V1 = randn(1, 1, 1, 4, seed=45), randn(1, 1, 5, 4, seed=46), randn(1, 1, 5, 1, seed=47)
+    Call(qkv_arithmetic.attention_weights, Q1, K1, scale=0.5).matches_reference()
+    Call(qkv_arithmetic.softmax_attention, Q1, K1, V1).matches_reference()
+    Call(qkv_arithmetic.argmax_attention, Q1, K1, V1).matches_reference()
+    Call(qkv_arithmetic.argmax_attention, randn(1, 3, 4, seed=48), K1[0], V1[0]).matches_reference()
+    Call(qkv_arithmetic.attention_scores, Q1, K1, scale=0.5).matches_reference()
+    Call(qkv_arithmetic.softmax, randn(1, 1, 1, 5, seed=49)).matches_reference()
+    Call(qkv_arithmetic.qkv, randn(1, 1, 1, 4, seed=50), randn(1, 4, seed=51), randn(1, 4, seed=52), randn(1, 4, seed=53)).matches_reference()

@@ -9,7 +9,21 @@ import math
 
 import numpy as np
 
-from autograder.testkit import Background, Call, Seeded, Tolerance, expect_equal, expect_true, fail, known_mistake, problem_support, randn, tensor, test_case
+from autograder.testkit import (
+    Background,
+    Call,
+    Seeded,
+    Tolerance,
+    expect_equal,
+    expect_linear_in_tokens,
+    expect_true,
+    fail,
+    known_mistake,
+    problem_support,
+    randn,
+    tensor,
+    test_case,
+)
 
 OK_FORMAT = False
 name = "random_features_public"
@@ -160,3 +174,17 @@ def test_error_is_reproducible_from_its_seed(random_features):
     a, b, c = (as_float(x.result(), x.shown) for x in (first, again, other))
     expect_true(a == b, "the same seed gave two different errors: draw everything from a torch.Generator seeded with `seed`", called=first.shown)
     expect_true(a != c, "seeds 11 and 12 gave the same error: the inputs and frequencies should come from the seeded generator", called=other.shown)
+
+
+def modest_sequence_inputs(n):
+    # As the hidden test's, with draws of their own: 64 features and 64 value columns, so that the N_q x N_k forms pay
+    # N^2 (2F + M) multiply-accumulates and the linear forms N x 2F x (D + M).
+    return randn(n, 2, seed=60, scale=0.3), randn(n, 2, seed=61, scale=0.3), randn(n, 64, seed=62), randn(64, 2, seed=63) / 2**0.25
+
+
+@test_case(points=0.5, hidden=False)
+def test_rff_attention_cost_linear_in_tokens_at_a_modest_size(random_features):
+    # torch's work at 256 and 1024 tokens must grow as N (testkit/scaling.py); the hidden tests add a long sequence
+    # under a memory cap, and the CPU time of code outside torch.
+    expect_linear_in_tokens(random_features.rff_attention, modest_sequence_inputs, never="meet every key for every query",
+                            instead="sum phi(k_j) v_j^T and phi(k_j) over the keys once, then reuse them for every query", long=False)

@@ -42,7 +42,11 @@ def test_size_exact_for_many_layers(receptive_field):
     for n_layers, n_heads in [(40, 4), (64, 1), (100, 2), (45, 6)]:
         Call(receptive_field.receptive_field_size, n_layers, n_heads).matches_reference()
     Call(receptive_field.receptive_field_size, 100, 2, seq_len=10**40).matches_reference()
-    Call(receptive_field.receptive_field_size, 45, 6, seq_len=7**45 - 1).matches_reference()
+    # A cap one below and one above the size: the logs of the two sides are equal in floats, so only integers tell them apart.
+    for n_layers, n_heads in [(45, 6), (40, 2), (64, 1)]:
+        size = (n_heads + 1) ** n_layers
+        for seq_len in (size - 1, size + 1):
+            Call(receptive_field.receptive_field_size, n_layers, n_heads, seq_len=seq_len).matches_reference()
 
 
 @test_case(points=1, hidden=True)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 from ...gradescope import build, emulation, layout
@@ -22,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--zip", help="the autograder zip (default: build a fresh one)")
     parser.add_argument("--no-namespaces", action="store_true", help="refuse bubblewrap to the sandbox, as many containers do")
     parser.add_argument("--no-limits", action="store_true", help="no cgroup: no CPU or memory caps")
+    parser.add_argument("--results", default=str(paths.ROOT / "dist" / "emulated" / "results.json"), metavar="JSON",
+                        help="where to keep the run's results.json (default: dist/emulated/results.json)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,19 +39,31 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     print(report(outcome, assignment.modules))
+    if outcome.results is not None:
+        print(keep_results(outcome.results, Path(args.results)))
     return 0 if outcome.results is not None else 1
 
 
+def keep_results(results: dict, target: Path) -> str:
+    """Write the run's results.json where staff can read it after the emulated container is gone; say where (or why not)."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(results, indent=1), encoding="utf-8")
+    except OSError as exc:
+        return f"results.json not kept: could not write {target}: {exc.strerror or exc}; pass --results with a writable path"
+    return f"results.json kept at {target}"
+
+
 def lost_points(results: dict) -> list[str]:
-    """One block per test that lost points: its name, score and what the student reads (shortened)."""
+    """One block per test that lost points: its name, score and what the student reads, whole, indented under it."""
     lines = []
     for test in results.get("tests", []):
         score, top = float(test.get("score") or 0), float(test.get("max_score") or 0)
         if score < top:
             lines.append(f"  lost {top - score:g}: {test.get('name', '?')}")
-            said = [line.strip() for line in str(test.get("output", "")).splitlines()
+            said = [line.rstrip() for line in str(test.get("output", "")).splitlines()
                     if line.strip() and "Test case passed" not in line and not line.rstrip().endswith(("result:", "results:"))]
-            lines += [f"      {line}" for line in said[:8]]
+            lines.append(textwrap.indent(textwrap.dedent("\n".join(said)), "      "))
     return lines
 
 

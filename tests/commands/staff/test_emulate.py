@@ -1,6 +1,7 @@
 """``emulate``: what it prints for staff, with results and without, and when the machine cannot emulate."""
 
 import argparse
+import json
 from collections import Counter
 
 from autograder.commands.staff import emulate
@@ -49,3 +50,16 @@ def test_a_machine_that_cannot_lay_out_autograder_gets_the_problem_and_the_fix(m
     assert emulate.run(args) == 2
     captured = capsys.readouterr()
     assert "error: laying out /autograder needs write access" in captured.err and manifest.load().gradescope.describe() in captured.out
+
+
+def test_a_lost_test_is_shown_whole_and_indented_and_results_json_is_kept(tmp_path):
+    said = ("causal_linear_attention_hidden results:\n    causal_linear_attention_hidden - 1 result:\n"
+            "        Called: m.causal_linear_attention(N=8192)\n        line 2\n        line 3\n        line 4\n        line 5\n"
+            "        line 6\n        line 7\n        line 8\n        With N = 8192 tokens, it must be linear in N.")
+    results = {"score": 0.0, "tests": [{"name": "causal_linear_attention_hidden", "score": 0.0, "max_score": 4.0, "output": said}]}
+    text = emulate.report(_run(results), ["causal_linear_attention"])
+    block = text.split("  lost 4: causal_linear_attention_hidden\n")[1]
+    assert block.startswith("      Called: m.causal_linear_attention(N=8192)\n      line 2\n")
+    assert "      With N = 8192 tokens, it must be linear in N." in block
+    assert emulate.keep_results(results, tmp_path / "kept" / "results.json") == f"results.json kept at {tmp_path / 'kept' / 'results.json'}"
+    assert json.loads((tmp_path / "kept" / "results.json").read_text()) == results

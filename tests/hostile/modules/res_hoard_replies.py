@@ -1,4 +1,4 @@
-"""Resource abuse, hoarding (hostile round 3, finding 7): every call returns 160 MB, so that a grader keeping every reply
+"""Resource abuse, hoarding: every call returns 160 MB, so that a grader keeping every reply
 until judging holds them all (and more: a reference cycle in the wire's decoder kept each received buffer alive until
 the next collection)."""
 

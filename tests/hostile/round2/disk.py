@@ -1,5 +1,5 @@
-"""Round 2, the disk (findings 3, 4, 10): a folder tree deeper than Python's recursion limit (made with dir_fd), more
-hard links than the grader's cap on scratch entries, and a thread that keeps writing after each call returns.
+"""The disk: a folder tree deeper than Python's recursion limit (made with dir_fd), more hard links than the grader's
+cap on scratch entries, and a thread that keeps writing after each call returns.
 
 Each attack goes just past what it tests and no further: its calls' time is charged to the module's budget like any
 other, and on a slow disk (scratch on ext4 in the modes without bubblewrap's tmpfs) tens of thousands of operations

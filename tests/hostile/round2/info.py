@@ -1,5 +1,5 @@
-"""Round 2, sockets and information (findings 11, 12): sockets made without socket(), a datagram sent to a path,
-inotify, stat() of the hidden tests and other processes' command lines."""
+"""Sockets and information: sockets made without socket(), a datagram sent to a path, inotify, stat() of the hidden
+tests and other processes' command lines."""
 
 import ctypes
 import os

@@ -1,4 +1,4 @@
-"""Round 2, the timing oracle (finding 9): state kept between calls lets a module learn from hidden tests. This one
+"""The timing oracle: state kept between calls lets a module learn from hidden tests. This one
 answers right only once it has been called before in the same process, as a module that switches convention after a
 long gap would."""
 

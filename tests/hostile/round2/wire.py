@@ -1,4 +1,4 @@
-"""Round 2, the wire (findings 1, 2, 5, 6, 7, 8): forged replies for later ids, a forged fault, a 500 MB header and
+"""The wire: forged replies for later ids, a forged fault, a 500 MB header and
 O_NONBLOCK written on every pipe the module's process holds; a detached process left to answer later requests; SysV
 shared memory and a message queue left for later submissions."""
 

@@ -1,4 +1,4 @@
-"""Round 3, the parent (findings 5, 6): reopen the worker's first process's pipes through /proc/<ppid>/fd and write
+"""The parent: reopen the worker's first process's pipes through /proc/<ppid>/fd and write
 forged resets, interrupts and faults on them; then, from a process of its own, stop the first process (SIGSTOP)
 again and again after the reply, so that every reset would wait."""
 

@@ -1,4 +1,4 @@
-"""Round 3, state (findings 1, 2, 3, 4, 8): a module that answers right only when it finds a mark an earlier test left,
+"""State: a module that answers right only when it finds a mark an earlier test left,
 and leaves every mark it can for the next test and the next submission: files in scratch behind a folder made
 unlistable (mode 0300, and once a tree deeper than the grader allows), the size, flags and owner of its output pipe and
 of fd 0 (O_APPEND, O_ASYNC with F_SETOWN to the worker's first process: the SIGIO trap), and the first process's nice
@@ -12,14 +12,6 @@ import os
 import resource
 
 _honest = argmax_attention  # the reference's, defined above this part
-
-
-def _try(done: list, what: str, action) -> None:
-    try:
-        action()
-        done.append(what)
-    except OSError as exc:
-        done.append(f"{what} refused ({exc.errno})")
 
 
 def _tree(levels: int) -> None:
