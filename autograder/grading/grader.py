@@ -98,7 +98,7 @@ def grade(
         loaded = {p.module: tests_of(p) for p in problems}
         records.preload([p.module for p in problems])  # the records are open before any student code runs
         results: list[ProblemResult] = []
-        guard = CallGuard(deadline=deadline, observer=watch)
+        guard = CallGuard(deadline=deadline, observer=watch, self_check=purpose is Purpose.SELF_CHECK)
         for problem in problems:
             watch.problem_started(problem)
             if problem.module not in located.sources:

@@ -36,7 +36,7 @@ def callables_source(module: str) -> str | None:
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-call wall clock for one problem."""
+    """Per-call limit for one problem: seconds at Gradescope's CPU share (``grading.time_rules`` says how it is enforced)."""
 
     call_seconds: float
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from .worker import metering
@@ -33,11 +34,25 @@ class StudentCallError(AssertionError):
     """A call into student code failed: it raised (``raised`` names the exception's type), timed out, crashed, returned
     garbage, or was not run; ``kind`` says which."""
 
-    def __init__(self, message: str, kind: str, raised: str = "", waited: float = 0.0) -> None:
+    def __init__(self, message: str, kind: str, raised: str = "", waited: float = 0.0, limit: TimeLimit | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.raised = raised
-        self.waited = waited  # a call stopped at its limit: how long of it its process waited for a CPU
+        self.waited = waited  # a call stopped at its limit: how long of it its main thread waited for a CPU
+        self.limit = limit  # a call stopped at its limit: which limit, and what it used of each
+
+
+@dataclass(frozen=True)
+class TimeLimit:
+    """How a call stopped at its limit was stopped: ``seconds`` is its limit; ``cpu_limit`` the CPU seconds that allows
+    (None: the limit was wall clock only); ``wall`` and ``cpu`` what it took and used until then (``cpu`` None: not
+    known); ``by_cpu`` whether it used its CPU limit (else the wall clock stopped it)."""
+
+    seconds: float
+    cpu_limit: float | None = None
+    wall: float = 0.0
+    cpu: float | None = None
+    by_cpu: bool = False
 
 
 class SandboxUnavailable(RuntimeError):
@@ -54,12 +69,22 @@ def import_failure(module: str, error: dict) -> str:
 FLOOD_BYTES = 64 << 10  # printed during one call that ran out of time, more than the grader keeps: printing is part of why
 
 
-def timed_out(shown: str, seconds: float, frames: list[tuple[str, int, str]] | None = None, folder: str | None = None,
+def timed_out(shown: str, seconds: float | TimeLimit, frames: list[tuple[str, int, str]] | None = None, folder: str | None = None,
               printed: int = 0, waited: float = 0.0) -> StudentCallError:
-    """A call (or an import) past its limit, which was stopped; ``frames`` (most recent first) say where it was, the
-    ones in the submission's ``folder`` being the student's; ``printed``: the bytes it printed meanwhile; ``waited``: the
-    seconds its process waited for a CPU (the time rules judge whether the machine, not the code, was slow)."""
-    text = f"{shown} did not finish within the time limit of {seconds:g} s and was stopped."
+    """A call (or an import) past its limit, which was stopped; ``seconds``: its limit, or how it was stopped
+    (``TimeLimit``); ``frames`` (most recent first) say where it was, the ones in the submission's ``folder`` being the
+    student's; ``printed``: the bytes it printed meanwhile; ``waited``: the seconds its main thread waited for a CPU (the
+    time rules judge whether the machine, not the code, was slow)."""
+    limit = seconds if isinstance(seconds, TimeLimit) else TimeLimit(seconds)
+    text = f"{shown} did not finish within the time limit of {limit.seconds:g} s and was stopped"
+    if limit.by_cpu:
+        text += (f": it used {limit.cpu_limit:g} s of CPU time, all that the limit allows (limits are CPU time at half a "
+                 f"CPU, as on Gradescope; threads and processes it starts count too).")
+    elif limit.cpu_limit is not None and limit.cpu is not None:
+        text += (f": after {limit.wall:.1f} s of wall clock it had used only {limit.cpu:.1f} s of its {limit.cpu_limit:g} s of "
+                 f"CPU time (a call that sleeps or waits is stopped too).")
+    else:
+        text += "."
     own = [f for f in frames or [] if folder and os.path.basename(os.path.dirname(f[0])) == folder]
     if own:
         path, line, func = own[0]
@@ -69,7 +94,7 @@ def timed_out(shown: str, seconds: float, frames: list[tuple[str, int, str]] | N
         size = f"{printed / (1 << 20):.1f} MB" if printed >= 1 << 20 else f"{printed >> 10} KB"
         text += (f" Meanwhile it printed {size} of output: printing that much is slow by itself, "
                  "so remove the print calls inside loops.")
-    return StudentCallError(text, TIMEOUT, waited=waited)
+    return StudentCallError(text, TIMEOUT, waited=waited, limit=limit)
 
 
 def crashed(shown: str, what: str) -> StudentCallError:

@@ -19,3 +19,4 @@ class Exchange:
     limit: float
     stopped: bool
     waited: float = 0.0  # of ``seconds``, how long its process was ready to run but waited for a CPU (0 where unknown)
+    cpu: float | None = None  # CPU seconds of everything it ran, read in /proc by the grader (None where unknown)

@@ -237,8 +237,10 @@ class PortableSession:
         self._end_child()
         return None
 
-    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None) -> Any:
-        """Run ``module.func(*args, **kwargs)`` in the module's child within ``seconds``; return plain data."""
+    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None,
+             backstop: float | None = None) -> Any:
+        """Run ``module.func(*args, **kwargs)`` in the module's child within ``seconds`` of wall clock (``backstop``, never
+        less, is the sandbox's); return plain data."""
         self.import_module(module, seconds)
         tree, blobs = codec.encode_call(args, kwargs)
         header = self._exchange({"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown)

@@ -40,6 +40,14 @@ class ModuleEnded(Exception):
         self.code = code
 
 
+class CpuLimitReached(TimeoutError):
+    """A call's processes used its CPU limit (``cpu``: the seconds they used), as the grader read it in /proc."""
+
+    def __init__(self, cpu: float) -> None:
+        super().__init__(cpu)
+        self.cpu = cpu
+
+
 class Overuse(Exception):
     """A call used more than it may of something other than time (the scratch folder's size)."""
 
@@ -61,6 +69,7 @@ class WorkerProcess:
         self.setup = setup
         self.marker = secrets.token_hex(8)
         self.stopped_waited = 0.0  # what the first process said of the last call it stopped (``interrupt``)
+        self.stopped_runnable = False  # and whether its main thread was then ready to run, waiting for a CPU
         scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
         env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
         who = setup.identity
@@ -136,7 +145,7 @@ class WorkerProcess:
     def interrupt(self) -> bool:
         """Kill only the module's child after a timeout (the worker forks a fresh one); False if that failed. The first
         process says how long the child waited for a CPU during the call: ``stopped_waited``."""
-        self.stopped_waited = 0.0
+        self.stopped_waited, self.stopped_runnable = 0.0, False
         pid = self._host_pid()
         if pid is None:
             return False
@@ -147,6 +156,7 @@ class WorkerProcess:
                 header, _ = self.receive(deadline, watch=self.first_process_stopped)
                 if header.get("interrupted"):
                     self.stopped_waited = waited_seconds(header)
+                    self.stopped_runnable = header.get("runnable") is True
                     return True
         except (TimeoutError, EOFError, OSError, wire.WireError, Overuse):
             return False
@@ -174,6 +184,24 @@ class WorkerProcess:
             if environ is None and len(status.nspids) == depth:
                 return pid
         return None
+
+    def tree_cpu(self) -> float | None:
+        """CPU seconds of everything the worker's first process started (each test's process, its threads and children,
+        orphans the first process adopted; running, ended or reaped), never the first process's own, read in /proc
+        without asking the worker. A call's CPU time is the rise of it while the call runs. None where /proc cannot say."""
+        first = self.host_pid
+        read = procfs.cpu_seconds(first) if first is not None else None
+        if read is None:
+            return None
+        below = _tree(first)
+        if below is None:
+            below = _descendants(_process_table(), first)
+        total = read[1]
+        for pid in below:
+            found = procfs.cpu_seconds(pid)
+            if found is not None:
+                total += found[0] + found[1]
+        return total
 
     def note_start(self) -> None:
         """Remember, before any student code runs, what every test's process must find again: the first process's

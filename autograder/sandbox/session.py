@@ -1,4 +1,4 @@
-"""The grader's side of the sandbox: start a worker, send calls, enforce the wall clock.
+"""The grader's side of the sandbox: start a worker, send calls, enforce their CPU time and a wall-clock backstop.
 
 A ``WorkerSession`` serves one submission. It starts a worker lazily, imports a module on
 its first call (in a fresh child of the worker: switching modules resets it), and replaces
@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..settings import RESET_FREE_SECONDS, RESET_SECONDS
+from ..settings import CPU_SHARE, RESET_FREE_SECONDS, RESET_SECONDS, WALL_BACKSTOP
 from . import codec, environment, errors, policy, staging
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
-from .process import ModuleEnded, Overuse, UnreadableReply, WorkerProcess, how_it_ended, waited_seconds
+from .process import CpuLimitReached, ModuleEnded, Overuse, UnreadableReply, WorkerProcess, how_it_ended, waited_seconds
 from .setup import SandboxSetup
 from .worker import wire
 
@@ -119,7 +119,7 @@ class WorkerSession:
         self.output.clear()
         self.broken, self.exchanges = {}, []
 
-    def import_module(self, module: str, seconds: float) -> None:
+    def import_module(self, module: str, seconds: float, backstop: float | None = None) -> None:
         """Import ``module`` in the worker (in a fresh child); raise ``StudentCallError`` if that fails."""
         if module in self.broken:
             raise StudentCallError(self.broken[module], "import")
@@ -131,7 +131,7 @@ class WorkerSession:
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
         allowed = environment.student_libraries()
         request |= {"allowed": list(allowed)} if allowed else {}  # none found: no guard, rather than refusing numpy and torch
-        header = self._exchange(worker, request, [], seconds, f"importing {module}.py")
+        header = self._exchange(worker, request, [], seconds, f"importing {module}.py", backstop)
         self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
         if not header.get("ok"):
             self.broken[module] = import_failure(module, header.get("error", {}))
@@ -164,31 +164,53 @@ class WorkerSession:
                                            self._limits.get(module, RESET_SECONDS), failed))
         return worker
 
-    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None) -> Any:
-        """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds``; return plain data."""
+    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None,
+             backstop: float | None = None) -> Any:
+        """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds`` (``backstop``: of wall clock, instead of
+        ``WALL_BACKSTOP`` x ``seconds``); return plain data."""
         try:
-            self.import_module(module, seconds)
+            self.import_module(module, seconds, backstop)
         except StudentCallError as exc:
             if exc.kind == "import" and module not in self.broken:
                 self.broken[module] = str(exc)
             raise
         worker = self._ensure_ready()
         tree, blobs = codec.encode_call(args, kwargs)
-        header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown)
+        header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown,
+                                backstop)
         overused = self.setup.scratch_overused(worker.host_pid)  # also after every call: a thread may write between the watch's samples
         if overused:
             self._reset()
             raise StudentCallError(f"{shown} {overused} and was stopped.", errors.RESOURCE)
+        if meter is not None and isinstance(header.get("metered"), dict):
+            # What decides a verdict of cost is measured outside the student's process: the CPU time of everything the
+            # call ran, and whether the worker's first process capped its memory with a hard limit.
+            cpu = self.exchanges[-1].cpu
+            if cpu is not None:
+                header["metered"]["cpu_seconds"] = round(cpu, 6)
+            if "memory_capped" in header["metered"]:
+                header["metered"]["memory_capped"] = header.get("capped") is True
         return errors.answer(shown, header, meter)
 
-    def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str) -> dict:
-        request = dict(request, id=next(self._ids), limit=seconds)
+    def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str,
+                  backstop: float | None = None) -> dict:
+        cpu_start = worker.tree_cpu()
+        # The limit is CPU time of everything the call runs, read in /proc by the grader; the wall clock only stops a
+        # call that sleeps or blocks. Where /proc cannot say, the limit is wall clock.
+        cpu_limit, wall = (None, seconds) if cpu_start is None else (seconds * CPU_SHARE, backstop or seconds * WALL_BACKSTOP)
+        request = dict(request, id=next(self._ids), limit=wall)
         self._limits[request["module"]] = seconds
         start, printed = time.monotonic(), self.output.fed
         stopped, waited = True, 0.0
+
+        def watch() -> str | None:
+            if cpu_limit is not None and (now := worker.tree_cpu()) is not None and now - cpu_start >= cpu_limit:
+                raise CpuLimitReached(now - cpu_start)
+            return self.setup.scratch_overused(worker.host_pid)
+
         try:
-            worker.send(request, blobs, start + seconds)
-            header, out_blobs = worker.receive(start + seconds, watch=lambda: self.setup.scratch_overused(worker.host_pid))
+            worker.send(request, blobs, start + wall)
+            header, out_blobs = worker.receive(start + wall, watch=watch)
             if header.get("id") != request["id"]:
                 raise wire.WireError("a reply that does not answer this request")
             if "ended" in header:  # the module's process ended; the worker lives on and the call costs what it took
@@ -204,11 +226,18 @@ class WorkerSession:
                 header["value_decoded"] = codec.decode_value(header["value"], out_blobs)
             stopped, waited = not self._ended(worker, "replied"), waited_seconds(header)
             return header
-        except TimeoutError:
+        except TimeoutError as exc:
+            took = time.monotonic() - start
             waited = worker.stopped_waited if self._ended(worker, "stopped") else 0.0
             self.settle_output()  # the stack the module's process wrote just before its limit
             self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-            raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed,
+            used = exc.cpu if isinstance(exc, CpuLimitReached) else None
+            if used is None and cpu_start is not None and (now := worker.tree_cpu()) is not None:
+                used = now - cpu_start
+            if worker.stopped_runnable and used is not None:  # still waiting for a CPU when stopped: what it did not run
+                waited = max(waited, min(took - used, took))
+            limit = errors.TimeLimit(seconds, cpu_limit, took, used, by_cpu=isinstance(exc, CpuLimitReached))
+            raise errors.timed_out(shown, limit, self.output.stopped_at(printed), self.folder, self.output.fed - printed,
                                    waited) from None
         except Overuse as exc:
             stopped = not self._ended(worker, "stopped")  # only the module's process ended: the call costs the time it took
@@ -232,8 +261,9 @@ class WorkerSession:
             raise errors.unreadable(shown, exc) from None
         finally:
             took = time.monotonic() - start  # the first process's window lies inside this one, give or take its rounding
+            now = worker.tree_cpu() if cpu_start is not None else None
             self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), took, seconds, stopped,
-                                           min(waited, took)))
+                                           min(waited, took), None if now is None else max(now - cpu_start, 0.0)))
 
     def _ended(self, worker: WorkerProcess, how: str) -> bool:
         """The one path every way a call ends takes before the next call; True when the worker is kept.

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from autograder import settings
 from autograder.grading import grader, time_rules
 from autograder.grading.observers import Observer
 from autograder.model import manifest, paths
@@ -18,11 +19,12 @@ class FakeSession:
     waited for a CPU)``); each step may first record the exchanges the call cost (``(op, seconds, stopped[, waited])``)."""
 
     def __init__(self, script, costs=None):
-        self.script, self.calls, self.exchanges = list(script), [], []
+        self.script, self.calls, self.exchanges, self.backstops = list(script), [], [], []
         self.costs = list(costs or [])
 
-    def call(self, module, func, args, kwargs, seconds, shown):
+    def call(self, module, func, args, kwargs, seconds, shown, backstop=None):
         self.calls.append(func)
+        self.backstops.append(backstop)
         for op, spent, stopped, *waited in self.costs.pop(0) if self.costs else []:
             self.exchanges.append(Exchange(module, op, func if op == "call" else "", spent, seconds, stopped, *waited))
         step = self.script.pop(0)
@@ -197,13 +199,12 @@ def test_a_hanging_function_costs_one_limit_and_the_rest_of_the_problem_still_ru
     assert any(t.passed for t in result.tests)  # the other functions of the problem were still graded
 
 
-STARVED = """
+OWN_BUSY_PROCESSES = """
 
 def softmax_attention(*args, **kwargs):
     import os
-    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    os.nice(19)  # with its busy processes at the lowest priority: the rest of the machine hardly notices them
-    for _ in range(6):  # busy processes on its one CPU: it runs for at most a seventh of the time, as on a crowded machine
+    os.nice(19)
+    for _ in range(6):  # busy processes of its own: its main thread waits much of the time
         if os.fork() == 0:
             while True:
                 pass
@@ -211,14 +212,61 @@ def softmax_attention(*args, **kwargs):
         pass
 """
 
+PINNED_LOW = """
 
-def test_a_call_starved_of_cpu_is_graded_as_the_machine_s_fault_through_the_real_sandbox(assignment, tmp_path):
+def softmax_attention(*args, **kwargs):
+    import os
+    os.sched_setaffinity(0, {CPU})
+    os.nice(19)  # beside the test's busy processes on that CPU: it gets almost none of it, as on a crowded machine
+    while True:
+        pass
+"""
+
+
+def _quick_grade(assignment, tmp_path, code, purpose=grader.Purpose.GRADING):
     problem = assignment.problem("qkv_arithmetic")
     quick = dataclasses.replace(problem, limits=dataclasses.replace(problem.limits, call_seconds=1.5))
-    sub = reference_submission(tmp_path / "sub", replace={"qkv_arithmetic": (paths.REFERENCE / "qkv_arithmetic.py").read_text() + STARVED})
-    (result,) = grader.grade(sub, dataclasses.replace(assignment, problems=(quick,)), grader.Purpose.GRADING).problems
+    sub = reference_submission(tmp_path / "sub", replace={"qkv_arithmetic": (paths.REFERENCE / "qkv_arithmetic.py").read_text() + code})
+    (result,) = grader.grade(sub, dataclasses.replace(assignment, problems=(quick,)), purpose).problems
+    return result
+
+
+def test_busy_processes_of_the_call_s_own_spend_its_cpu_limit_and_are_never_the_grader_s_fault(assignment, tmp_path):
+    result = _quick_grade(assignment, tmp_path, OWN_BUSY_PROCESSES)
+    kinds = {t.failure for t in result.tests if not t.passed}
+    assert "timeout" in kinds and not kinds & {"busy", "busy_not_run"}, [t.message for t in result.tests]
+    assert any("used 0.75 s of CPU time" in t.message for t in result.tests if t.failure == "timeout")
+    assert any(t.passed for t in result.tests)
+
+
+@pytest.fixture
+def crowded_cpu():
+    """Busy processes of the test's own (outside any sandbox) on one CPU, each in a session of its own (the kernel shares
+    a CPU between sessions first, so the worker's session gets a seventh of it); yields that CPU."""
+    import os
+    import subprocess
+    import sys
+
+    cpu = min(os.sched_getaffinity(0))
+    busy = [subprocess.Popen([sys.executable, "-c", f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"],
+                             start_new_session=True) for _ in range(6)]
+    try:
+        yield cpu
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize(("purpose", "says"), [(grader.Purpose.GRADING, "not of your code: ask the course staff"),
+                                               (grader.Purpose.SELF_CHECK, "Your computer was too busy")])
+def test_a_call_starved_of_cpu_by_other_programs_is_the_machine_s_fault_through_the_real_sandbox(assignment, tmp_path, crowded_cpu,
+                                                                                                  purpose, says):
+    result = _quick_grade(assignment, tmp_path, PINNED_LOW.replace("CPU", str(crowded_cpu)), purpose)
     busy = [t for t in result.tests if t.failure in ("busy", "busy_not_run")]
-    assert busy and all("too busy to time" in t.message and "not of your code" in t.message for t in busy), [t.message for t in result.tests]
+    assert busy and all("too busy to time" in t.message and says in t.message for t in busy), [t.message for t in result.tests]
+    if purpose is grader.Purpose.SELF_CHECK:
+        assert not any("course staff" in t.message for t in result.tests)
     assert any(t.failure == "busy" and "did not finish within the time limit of 1.5 s" in t.message for t in busy)
     assert not [t for t in result.tests if t.failure in ("timeout", "skipped")]  # none of it is put down to the code
     assert not any(t.passed for t in busy) and any(t.passed for t in result.tests)  # no point for it; the rest still graded
@@ -236,3 +284,25 @@ def test_a_reset_between_calls_that_replaced_the_worker_is_charged_before_the_ne
     session.exchanges.append(Exchange("m", "reset", "", 3.0, 5.0, True))
     with pytest.raises(StudentCallError, match="used up their time budget of 8 s"):
         run(guard, session, "f")
+
+
+def test_a_call_is_charged_its_cpu_time_at_gradescope_s_share_or_the_wall_clock_it_did_not_wait_whichever_is_more():
+    assert settings.CPU_SHARE == manifest.load().gradescope.cpus  # the limits are measured at Gradescope's allocation
+    busy = Exchange("m", "call", "f", 1.0, 5.0, False, 0.1, cpu=0.9)  # a busy call on a whole CPU: as at half of one
+    starved = Exchange("m", "call", "f", 4.0, 5.0, False, 3.8, cpu=0.2)  # waiting for a CPU: the load is not charged
+    asleep = Exchange("m", "call", "f", 2.0, 5.0, False, 0.0, cpu=0.0)
+    unknown = Exchange("m", "call", "f", 2.0, 5.0, False, 1.5)  # the portable path: its wall clock
+    stopped = Exchange("m", "call", "f", 6.25, 5.0, True, 0.0, cpu=0.1)  # stopped asleep at the backstop
+    slow_stop = Exchange("m", "call", "f", 19.0, 5.0, True, 0.0, cpu=0.1)  # the grader took long to stop it: not charged
+    at_cpu_limit = Exchange("m", "call", "f", 2.6, 5.0, True, 0.0, cpu=2.5)
+    charges = [time_rules.charged(e) for e in (busy, starved, asleep, unknown, stopped, slow_stop, at_cpu_limit)]
+    assert charges == pytest.approx([1.8, 0.4, 2.0, 2.0, 6.25, 6.25, 5.0])
+
+
+def test_the_last_call_s_wall_clock_reaches_past_its_module_s_budget_by_at_most_its_limit():
+    session = FakeSession([1, 2, 3], costs=[[("call", 4.0, False)], [("call", 4.0, False)], []])
+    guard = time_rules.CallGuard()
+    guard.set_budget("m", 10.0)
+    assert [run(guard, session, "f") for _ in range(3)] == [1, 2, 3]
+    # 10 s left, then 6 s (more than 1.25 x 5 s: the session's own backstop), then 2 s: the call may take its 5 s limit.
+    assert session.backstops == [None, 6.0, 5.0]

@@ -69,9 +69,21 @@ def test_work_that_grows_as_n_squared_fails_and_says_what_to_do(fake):
 
 
 def test_numpy_work_is_judged_by_cpu_time_above_its_floor(fake):
-    with pytest.raises(CheckFailure, match=r"took 42\.5 times the CPU time \(0\.03 s -> 1\.27 s\)"):
+    with pytest.raises(CheckFailure, match=r"grew 63\.3 times as much from 256 to 8192 tokens as from 256 to 1024 "
+                                           r"\(0\.010 s -> 0\.030 s -> 1\.27 s"):
         check(fake, sized(0, 0, 0.03, 1.275))
     check(fake, sized(0, 0, 0.003, scaling.CPU_FLOOR))  # fast whatever its growth: timer noise rules there
+    assert fake.compared == [scaling.LONG_N]
+
+
+def test_a_fixed_cost_per_call_does_not_hide_quadratic_cpu_time(fake):
+    # Quadratic work in a forked process: the fork's cost at every length makes it 21 times from 1024 tokens, under
+    # the limit; from 256 tokens it grew 61 times as much as from 256 to 1024.
+    with pytest.raises(CheckFailure, match=r"grew 61\.0 times as much"):
+        check(fake, {256: {"work": 0, "cpu_seconds": 0.014}, 1024: {"work": 0, "cpu_seconds": 0.021},
+                     scaling.LONG_N: {"cpu_seconds": 0.441}})
+    check(fake, {256: {"work": 0, "cpu_seconds": 0.014}, 1024: {"work": 0, "cpu_seconds": 0.052},
+                 scaling.LONG_N: {"cpu_seconds": 0.4}})  # linear after the same fixed cost: 10.2 times
     assert fake.compared == [scaling.LONG_N]
 
 

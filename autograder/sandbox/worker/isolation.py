@@ -13,7 +13,8 @@ that forks them all:
   first process (ABI 6 and later) nor access it as a debugger would (``/proc/<first>/fd``), at any ABI;
 - where seccomp runs, a second filter names the first process: no signal (``kill``, ``tgkill``, ``pidfd_open``,
   ``pidfd_send_signal``), no ``F_SETOWN`` to it, no joining its process group; and no change of another process's
-  priority, scheduling, I/O priority, CPU set or limits.
+  priority, scheduling, I/O priority, CPU set or limits; and no change of SIGCHLD's action (an ignored SIGCHLD reaps
+  children without counting their CPU time in their parent's, which the grader adds up).
 
 What a layer cannot stop (no Landlock, no seccomp) the grader finds in /proc after the test and ends the worker.
 """
@@ -190,6 +191,9 @@ def _child_filter(first: int) -> bytes:
     for name in OWN_PROCESS_ONLY:
         add(name, sc.Arg(0, sc.NE, 0))
     add("prlimit64", sc.Arg(0, sc.NE, 0), sc.Arg(2, sc.NE, 0))  # reading another's limits is harmless; setting is not
+    # An ignored SIGCHLD (or SA_NOCLDWAIT) reaps a child without adding its CPU time to its parent's: work done in a
+    # child would vanish from what the grader measures. Reading the action stays allowed.
+    add("rt_sigaction", sc.Arg(0, sc.EQ, int(signal.SIGCHLD)), sc.Arg(1, sc.NE, 0))
     add("ioprio_set", sc.Arg(0, sc.NE, IOPRIO_WHO_PROCESS))
     add("ioprio_set", sc.Arg(1, sc.NE, 0))
     for name in REFUSED:

@@ -261,6 +261,8 @@ class FirstProcess:
         self.interrupted = False  # SIGUSR1 came since the module's child was forked
         self.delay_before: float | None = None  # the child's wait for a CPU when the current request reached it
         self.waited: float | None = None  # how long it waited for one during that request, once it answered or was stopped
+        self.capped: bool | None = None  # whether this process capped the current call's memory (None: not asked to)
+        self.runnable = False  # whether the child's main thread was ready to run when the call was stopped
         self.fault = ""  # why this process could not confine itself
         self.isolation: Isolation | None = None
         # Before any student code: what the wipe restores (a module may chmod the folder so that its owner cannot list it).
@@ -340,7 +342,8 @@ class FirstProcess:
 
     def relay_request(self, request: dict, blobs: list) -> None:
         """Pass a call on to the module's child, then its answer back."""
-        self.delay_before = procfs.run_delay(self.child.pid) if self.child is not None and self.child.pid else None
+        self.delay_before = procfs.leader_run_delay(self.child.pid) if self.child is not None and self.child.pid else None
+        self.capped = self.cap_memory(request.get("meter"))
         try:
             wire.write_message(self.child.ends.parent_req, request, blobs)
         except OSError:
@@ -366,6 +369,9 @@ class FirstProcess:
         self.note_wait()
         if self.waited is not None:  # said by this process, never by the child (``_answer`` keeps none of its own keys)
             answer["waited"] = round(self.waited, 4)
+        if self.capped is not None:
+            answer["capped"] = self.capped
+            self.capped = None
         _write(self.fd_out, wire.frame(dict(answer, id=self.request_id), table))
         left = sum(size for size, _dtype in table)
         while left:  # streamed: the first process never holds a reply's arrays
@@ -432,7 +438,8 @@ class FirstProcess:
         if self.interrupted:
             _discard_input(self.fd_in)  # the rest of a request sent only in part
             self.request_id = None
-            self.reply({"ok": True, "interrupted": True, **({"waited": round(self.waited, 4)} if self.waited is not None else {})})
+            self.reply({"ok": True, "interrupted": True, "runnable": self.runnable,
+                        **({"waited": round(self.waited, 4)} if self.waited is not None else {})})
         else:
             self.reply({"ok": False, "ended": -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)})
 
@@ -487,9 +494,34 @@ class FirstProcess:
         if self.args.cleanup == "uid" and self.args.landlock is None:  # under Landlock nothing of the sandbox can be there
             cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
 
+    def cap_memory(self, meter: object) -> bool | None:
+        """For a metered call with ``memory_mb``: lower the hard address-space limit of the module's child and of every
+        process it started to what each holds now plus that room (None: no cap asked). Set from here, before the call
+        is passed on, a hard limit no process of the sandbox uid can raise again; it stays for the rest of the test
+        (the next test gets a fresh child). False where it could not be set (no ``prlimit``, no /proc)."""
+        if not isinstance(meter, dict) or type(meter.get("memory_mb")) is not int or meter["memory_mb"] <= 0:
+            return None
+        import resource
+
+        room, capped = meter["memory_mb"] << 20, False
+        for pid in [self.child.pid, *_descendants_of(self.child.pid)]:
+            status = procfs.status(pid)
+            if status is None or status.vm_size_kb is None:
+                continue
+            limit = (status.vm_size_kb << 10) + room
+            try:
+                _soft, hard = resource.prlimit(pid, resource.RLIMIT_AS)
+                if hard != resource.RLIM_INFINITY:
+                    limit = min(limit, hard)
+                resource.prlimit(pid, resource.RLIMIT_AS, (limit, limit))
+                capped = capped or pid == self.child.pid
+            except (OSError, ValueError, AttributeError):
+                continue
+        return capped
+
     def note_wait(self) -> None:
         """How long the module's child waited for a CPU since the current request reached it (None: not known here)."""
-        now = procfs.run_delay(self.child.pid) if self.child is not None and self.child.pid else None
+        now = procfs.leader_run_delay(self.child.pid) if self.child is not None and self.child.pid else None
         self.waited = None if now is None or self.delay_before is None else max(now - self.delay_before, 0.0)
 
     def on_interrupt(self, signum, frame) -> None:
@@ -498,6 +530,9 @@ class FirstProcess:
         self.interrupted = True
         self.note_wait()
         child = self.child
+        # The kernel adds a wait to run_delay only when the thread gets a CPU: one still waiting for it now says so here.
+        state = procfs.stat(child.pid) if child is not None and child.pid else None
+        self.runnable = state is not None and state.state == "R"
         if child is not None and child.pid:
             try:
                 os.killpg(child.pid, signal.SIGKILL)
@@ -661,6 +696,17 @@ def _children() -> list[int]:
     if listed is not None:
         return listed
     return [pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.ppid == me]
+
+
+def _descendants_of(pid: int) -> list[int]:
+    """The processes below ``pid`` (its children, theirs, and so on), as the kernel lists each one's children."""
+    found, todo = [], [pid]
+    while todo:
+        for child in procfs.children(todo.pop()) or []:
+            if child not in found:
+                found.append(child)
+                todo.append(child)
+    return found
 
 
 def _reap() -> None:

@@ -149,20 +149,41 @@ def standing(pid: int | str) -> Standing | None:
         return None
 
 
-def run_delay(pid: int | str) -> float | None:
-    """Seconds the threads of ``pid`` alive now have spent ready to run but waiting for a CPU (``schedstat``'s second
-    field), or None where the kernel does not say (no /proc, no scheduler statistics) or the process is gone."""
-    total = 0
+def leader_run_delay(pid: int | str) -> float | None:
+    """Seconds the main thread of ``pid`` (the one that runs the call) has spent ready to run but waiting for a CPU, or
+    None where the kernel does not say. Only that thread: a process's own busy threads would make every thread wait,
+    and that wait is its own doing, never the machine's."""
+    try:
+        with open(f"{PROC}/{pid}/schedstat", "rb") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_TICK = 1 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
+
+
+def cpu_seconds(pid: int | str) -> tuple[float, float] | None:
+    """(CPU seconds ``pid`` used itself, every thread live or ended; those of the children it reaped), from ``stat``'s
+    utime, stime, cutime and cstime, or None once it is gone. Where its live threads' ``schedstat`` says more precisely
+    (nanoseconds, not clock ticks), that counts: a short call is then not rounded down to nothing."""
+    try:
+        with open(f"{PROC}/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        own, reaped = (int(fields[11]) + int(fields[12])) * _TICK, (int(fields[13]) + int(fields[14])) * _TICK
+    except (OSError, ValueError, IndexError):
+        return None
+    precise = 0
     try:
         for tid in os.listdir(f"{PROC}/{pid}/task"):
             try:
                 with open(f"{PROC}/{pid}/task/{tid}/schedstat", "rb") as f:
-                    total += int(f.read().split()[1])
+                    precise += int(f.read().split()[0])
             except FileNotFoundError:
-                continue  # a thread that ended while the others were read
+                continue
     except (OSError, ValueError, IndexError):
-        return None
-    return total / 1e9
+        precise = 0
+    return max(own, precise / 1e9), reaped
 
 
 IOPRIO_GET = {"x86_64": 252, "aarch64": 31}  # the syscall's number: the C library has no wrapper
