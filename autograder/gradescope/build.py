@@ -2,8 +2,8 @@
 
 The zip holds our test files (flattened, as otter wants them), and as support files the
 harness, the manifests and the expected values recorded from the reference (``expected``;
-never the reference, its mistakes or fair variants), an empty notebook for otter to find, and an
-empty ``.OTTER_LOG`` that replaces any submitted one, so otter never unpickles a student's log.
+never the reference, its mistakes or fair variants), and an empty notebook for otter to find (a submitted
+``.OTTER_LOG`` is moved aside by the otter plugin before otter would read it, so otter never unpickles a student's log).
 Its entry point is ours: ``run_autograder`` starts ``run_grading.py`` (``gradescope.entry``), the one grading
 run, which writes results.json as ``grade`` does; ``otter run`` reaches the same entry point through the
 plugin listed in its otter_config.json (``gradescope.otter_plugin``). The image's files (setup.sh,
@@ -64,11 +64,10 @@ def stage_build(stage: Path, assignment: manifest.Assignment) -> list[str]:
     shutil.copy(paths.ROOT / "requirements.txt", harness / "requirements.txt")  # what student code may import (its marks)
     ship_expected(assignment, records.shipped_folder(harness / "assignments"))
     (stage / DRIVER_NOTEBOOK).write_text(json.dumps(driver_notebook(), indent=1), encoding="utf-8")
-    (stage / ".OTTER_LOG").write_bytes(b"")
     config = {"points_possible": assignment.total_points, "show_hidden": True, "show_stdout": False, "print_summary": True,
               "plugins": [OTTER_PLUGIN]}
     (stage / "otter_config.json").write_text(json.dumps(config, indent=2))
-    return [HARNESS_FOLDER, DRIVER_NOTEBOOK, ".OTTER_LOG"]
+    return [HARNESS_FOLDER, DRIVER_NOTEBOOK]
 
 
 def ship_expected(assignment: manifest.Assignment, folder: Path) -> None:

@@ -17,7 +17,7 @@ from ..model.manifest import DEFAULT_VISIBILITY, Visibility
 from ..model.scores import GradeReport, ProblemResult
 from ..reports import results_json
 from ..sandbox import policy
-from .otter_bridge import record_run
+from .otter_bridge import RUN_RECORD, record_run
 
 
 class ResultsFile(Observer):
@@ -34,14 +34,21 @@ class ResultsFile(Observer):
 
 
 class RunRecord(Observer):
-    """The run record beside results.json (for staff and the emulation): every call the time rules stopped or refused, and
-    every test the grader could not judge."""
+    """The run record beside results.json (for staff and the emulation): every call the time rules stopped or refused,
+    everything each module's code printed, and every test the grader could not judge."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, fresh: bool = False) -> None:
         self.folder = Path(folder)
+        if fresh:  # one run's record (``grade`` writes it beside its results.json, in a folder used again)
+            (self.folder / RUN_RECORD).unlink(missing_ok=True)
 
     def call_refused(self, kind: str) -> None:
         record_run({"refused": kind}, self.folder)
+
+    def problem_finished(self, result: ProblemResult, so_far: GradeReport) -> None:
+        # Everything the module's code printed, hidden tests' too: results.json shows students the public tests' only.
+        if result.staff_output:
+            record_run({"printed": {result.module: result.staff_output}}, self.folder)
 
     def run_ended(self, report: GradeReport) -> None:
         faults = grader.fault_notes(report)  # tests the grader could not judge: its fault, a regrade is due

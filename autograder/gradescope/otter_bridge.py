@@ -15,10 +15,14 @@ ENTRY_SCRIPT = "run_grading.py"  # at the zip's top level: /autograder/source/ru
 # otter runs exactly one notebook of the submission folder: this one (nothing in it; the plugin hands over to the entry point).
 DRIVER_NOTEBOOK = "grade_submission.ipynb"
 OTTER_PLUGIN = "autograder.gradescope.otter_plugin.GradingRun"  # as the zip's otter_config.json lists it
-SHIPPED = {HARNESS_FOLDER, DRIVER_NOTEBOOK, "tests", ".OTTER_LOG", "__init__.py"}  # what otter copies into the submission folder
+# What otter copies into the submission folder. A submitted .OTTER_LOG (a pickle otter would load) is none of them: the
+# plugin moves it aside with the rest of the student's files before otter looks for it; the zip ships none, so a
+# submitted folder of that name is no obstacle to otter's copying.
+SHIPPED = {HARNESS_FOLDER, DRIVER_NOTEBOOK, "tests", "__init__.py"}
 # Beside results.json, for staff only (the emulation reads it): the grader's notes on this run, one JSON object a line:
-# {"staff_notes": [...]} when the run starts, then {"refused": kind} for every call stopped at its limit or not run, and at
-# the end {"staff_notes": [...]} again for every test the grader could not judge (its fault: a regrade is due).
+# {"staff_notes": [...]} when the run starts, then {"refused": kind} for every call stopped at its limit or not run,
+# {"printed": {module: text}} with everything a module's code printed (hidden tests' too, which results.json never shows),
+# and at the end {"staff_notes": [...]} again for every test the grader could not judge (its fault: a regrade is due).
 RUN_RECORD = "autograder_run.jsonl"
 
 

@@ -9,6 +9,11 @@ kernel nothing to run (no test file, an empty notebook, the submission's files m
 otter's results render as the entry point's results.json. So ``otter run`` gives, entry for entry, what Gradescope
 and ``grade`` give.
 
+What otter itself cannot take: a submission holding a notebook of its own (otter chooses the one notebook to run,
+and refuses two, before any plugin starts) or a file named ``tests`` at its top (otter replaces that folder first).
+``otter run`` then stops with otter's own error and no results.json; ``grade`` and Gradescope (whose ``run_autograder``
+starts the entry point without otter's runner) grade them as any other.
+
 Otter imports plugins by name in its own process, before the zip's harness is on any path: this module is imported
 from this project's ``autograder`` package (run ``otter run`` from the project's folder, or with it on PYTHONPATH).
 It only starts the zip's own entry point and reads what it wrote: the grading is the zip's.

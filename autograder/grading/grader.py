@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..expected import records
@@ -155,13 +155,24 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     guard.set_budget(worker_name, problem_budget(problem))
     env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
     result = ProblemResult(problem.module, problem.title)
-    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name))
+    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name), started=_printing_in(session))
     broken = session.broken.get(worker_name)
     if broken:
         result.status, result.kind = broken.splitlines()[0], scores.IMPORT_FAILED
     session.settle_output()
-    result.output = session.output.since(mark)
+    shown = session.output.shown()
+    result.output, result.hidden_printed, result.staff_output = shown.text, shown.hidden, session.output.since(mark)
     return result
+
+
+def _printing_in(session: WorkerSession) -> Callable[[TestSpec], None]:
+    """Tells ``session`` which test prints from now on (what a hidden test prints is kept for staff, never shown)."""
+
+    def started(spec: TestSpec) -> None:
+        session.settle_output()  # what the last test printed is the last test's
+        session.output.begin(spec.name, spec.hidden)
+
+    return started
 
 
 def _unavailable(problem: Problem, tests: list[TestSpec], reason: str, kind: str) -> ProblemResult:

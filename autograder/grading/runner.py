@@ -65,19 +65,23 @@ def load_tests(problem: Problem, include_hidden: bool) -> list[TestSpec]:
     return specs
 
 
-def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: Callable[[], None] | None = None) -> list[TestResult]:
+def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: Callable[[], None] | None = None,
+              started: Callable[[TestSpec], None] | None = None) -> list[TestResult]:
     """Run a problem's tests so that nothing crosses from one test to the next and no judgement reaches student code.
 
     First every test runs with its checks deferred, each in a fresh process of the module (``fresh()`` ends the last
     one), recording what the student's calls gave; then that process ends too and each test is judged on what was
     recorded: hints and comparisons that cost time come only after all the student's calls. A call the first pass
-    did not reach (its test stopped early) runs live then, in a fresh process.
+    did not reach (its test stopped early) runs live then, in a fresh process. ``started(spec)`` is told as each test
+    begins, in either pass (what its calls print is that test's).
     """
     tapes, budget = [], TapeBudget()
     for spec in specs:
         if fresh is not None:
             fresh()
         tape = Tape(fresh, budget)
+        if started is not None:
+            started(spec)
         token, reveal = DEFERRED.set(True), REVEAL.set(not spec.hidden)  # nothing is judged here; nothing hidden is shown either
         try:
             with on_tape(tape):
@@ -97,6 +101,8 @@ def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: C
         fresh()
     results = []
     for spec, tape in zip(specs, tapes):
+        if started is not None:
+            started(spec)
         with on_tape(tape):
             results.append(run_test(spec, env, problem))
     return results

@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ..sandbox import boundary
+
 MAX_MODULE_BYTES = 1 << 20
 MAX_ZIP_ENTRIES = 10_000
 MAX_NESTED_ZIP_BYTES = 64 << 20  # a zip inside a zip is read into memory, so it has a cap of its own
@@ -100,7 +102,16 @@ def _zip_tree(zf: zipfile.ZipFile, prefix: str, label: str) -> _Tree:
 
 
 def _locate_in(tree: _Tree, modules: list[str]) -> Located:
-    """The modules of ``tree``; with none at all but a single zip at its top level, those of that zip."""
+    """The modules of ``tree``; with none at all but a single zip at its top level, those of that zip. What it says of
+    the submission's names (ignored files, why a module could not be read) is the grader's text (``sandbox.boundary``):
+    a name may hold any byte, which no writer should have to guard against."""
+    located = _located_in(tree, modules)
+    located.ignored = [boundary.text(e) for e in located.ignored]
+    located.problems = {m: boundary.text(why) for m, why in located.problems.items()}
+    return located
+
+
+def _located_in(tree: _Tree, modules: list[str]) -> Located:
     located = _from_entries(tree.entries, modules, tree.read, tree.label)
     inner = _single_zip(tree.entries)
     if located.sources or inner is None or set(located.missing) != set(located.problems):

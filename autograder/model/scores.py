@@ -58,8 +58,10 @@ class ProblemResult:
     title: str
     tests: list[TestResult] = field(default_factory=list)
     status: str = "ok"  # what the student reads about the module as a whole
-    output: str = ""
+    output: str = ""  # what its code printed while no hidden test ran (what the student may see)
     kind: str = GRADED  # why the module could not be graded (see the kinds above), or GRADED
+    hidden_printed: dict[str, int] = field(default_factory=dict)  # hidden test -> bytes its calls printed (never the text)
+    staff_output: str = ""  # everything its code printed, hidden tests' too: for staff only
 
     @property
     def points(self) -> float:
@@ -117,7 +119,8 @@ class GradeReport:
             tests = [TestResult(**dict(t, mistakes=_mistakes(t.get("mistakes")))) for t in p["tests"]]
             status = p.get("status", "ok")
             kind = p.get("kind", GRADED if status == "ok" else OTHER)
-            problems.append(ProblemResult(p["module"], p["title"], tests, status, p.get("output", ""), kind))
+            problems.append(ProblemResult(p["module"], p["title"], tests, status, p.get("output", ""), kind,
+                                          dict(p.get("hidden_printed") or {}), p.get("staff_output", "")))
         return cls(data["submission"], problems, list(data.get("notes", [])), float(data.get("seconds", 0.0)),
                    list(data.get("staff_notes", [])), dict(data.get("fingerprint") or {}))
 

@@ -1,5 +1,6 @@
 """Gradescope's results.json: one entry per test; when a student sees each is the assignment's ``gradescope.visibility``
-(by default public tests at once, hidden tests and printed output once grades are published).
+(by default public tests at once, hidden tests and printed output once grades are published). What the student's code
+printed while hidden tests ran is never shown: only which hidden tests printed, and how much.
 
 ``grade``, ``grade-all`` and the zip's entry point on Gradescope (and so ``otter run``) all write it with this view."""
 
@@ -9,7 +10,7 @@ import json
 from pathlib import Path
 
 from ..model.manifest import DEFAULT_VISIBILITY, Visibility
-from ..model.scores import GRADED, GradeReport
+from ..model.scores import GRADED, GradeReport, ProblemResult
 from .atomic_file import write_text
 
 OUTPUT_LIMIT = 8000
@@ -31,12 +32,12 @@ def to_results(report: GradeReport, visibility: Visibility = DEFAULT_VISIBILITY)
                 "output": output,
                 "visibility": visibility.hidden if test.hidden else visibility.public,
             })
-        if problem.output.strip():
+        printed = printed_by_code(problem)
+        if printed:
             tests.append({
                 "name": f"{problem.module}: output printed by your code",
                 "score": 0.0, "max_score": 0.0, "status": "passed",
-                # Hidden tests' inputs can be printed too, so this waits for grades to be published.
-                "output": problem.output[-OUTPUT_LIMIT:], "visibility": visibility.output,
+                "output": printed, "visibility": visibility.output,
             })
     notes = "\n".join(report.notes)
     results = {
@@ -49,6 +50,21 @@ def to_results(report: GradeReport, visibility: Visibility = DEFAULT_VISIBILITY)
     if report.staff_notes:  # for staff: Gradescope stores extra_data without showing it to the student
         results["extra_data"] = {"sandbox": report.staff_notes[0], "staff_notes": report.staff_notes}
     return results
+
+
+def printed_by_code(problem: ProblemResult) -> str:
+    """What the student reads of what their code printed: the text printed in public tests, and of hidden tests only
+    how much each printed (their text would carry the hidden inputs; staff keep it in the record, ``staff_output``)."""
+    text = problem.output[-OUTPUT_LIMIT:] if problem.output.strip() else ""
+    if not problem.hidden_printed:
+        return text
+    listed = ", ".join(f"{name} ({_size(size)})" for name, size in sorted(problem.hidden_printed.items()))
+    note = f"While hidden tests ran, your code printed (not shown, as hidden tests' inputs are not): {listed}."
+    return f"{text.rstrip()}\n\n{note}" if text else note
+
+
+def _size(size: int) -> str:
+    return f"{size} bytes" if size < 10 << 10 else f"{size >> 10} KB"
 
 
 def write(report: GradeReport, path: Path, visibility: Visibility = DEFAULT_VISIBILITY) -> None:

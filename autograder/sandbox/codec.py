@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from . import boundary
 from .worker import wire
 
 
@@ -36,3 +37,13 @@ def encode_call(args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
 def decode_value(tree: Any, blobs: list[np.ndarray]) -> Any:
     """A value that crossed the sandbox, as plain data (numpy arrays, ints, sets, markers)."""
     return wire.decode(tree, blobs, GRADER_MAKE)
+
+
+def read_reply(fd: int | None, read_exact, max_blob_bytes: int) -> tuple[dict, list[np.ndarray]]:
+    """One message of the process running student code, as the grader's data: its header bounded (``wire``) and every
+    string in it made valid text (``boundary``); ``wire.WireError`` when it cannot be."""
+    header, blobs = wire.read_message(fd, read_exact, max_blob_bytes)
+    try:
+        return boundary.tree(header), blobs
+    except ValueError as exc:
+        raise wire.WireError(str(exc)) from None

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from ..settings import OUTPUT_LIMIT
+from . import boundary
 
 # Under the 8000 characters results.json keeps of the end, so the line saying how much was dropped stays in view.
 TAIL_LIMIT = 4 * 1024
@@ -30,6 +30,8 @@ class OutputBuffer:
 
     stack: tuple[int, list[tuple[str, int, str]]] = (-1, [])  # (``fed`` when written, frames) of the last place written
     carry: bytes = b""  # the end of the previous chunk: a place's line may straddle two chunks
+    start: int = 0  # ``fed`` when the window began: ``data`` holds what was fed from there
+    tests: list[tuple[int, str, bool]] = field(default_factory=list)  # (``fed`` when each test began, its name, hidden)
 
     def feed(self, chunk: bytes) -> None:
         with self.lock:
@@ -57,29 +59,81 @@ class OutputBuffer:
 
     def clear(self) -> None:
         """Forget everything collected so far (a new submission starts)."""
-        with self.lock:
-            self.data, self.dropped, self.tail = bytearray(), 0, bytearray()
+        self.mark()
 
     def mark(self) -> int:
         """Start a new window (one per problem, so one module's flood cannot hide another's output)."""
         with self.lock:
             self.data, self.dropped, self.tail = bytearray(), 0, bytearray()
+            self.start, self.tests = self.fed, []
             return 0
+
+    def begin(self, name: str, hidden: bool) -> None:
+        """What is printed from now on is printed while test ``name`` runs; a ``hidden`` test's is never shown."""
+        with self.lock:
+            self.tests.append((self.fed, name, hidden))
+
+    def shown(self) -> Printed:
+        """What was printed in this window as the student may see it: the text printed while no hidden test ran (within
+        what was kept), and how many bytes each hidden test printed."""
+        with self.lock:
+            hidden, counts = [], {}
+            for (begun, name, secret), (ended, _, _) in zip(self.tests, [*self.tests[1:], (self.fed, "", False)]):
+                if secret and ended > begun:
+                    hidden.append((begun, ended))
+                    counts[name] = counts.get(name, 0) + ended - begun
+            kept_end = self.start + len(self.data)
+            data = _outside(self.data, self.start, hidden)
+            tail = _outside(self.tail, self.fed - len(self.tail), hidden)
+            dropped = self.dropped - sum(min(e, self.fed) - max(b, kept_end) for b, e in hidden if e > kept_end)
+            return Printed(_rendered(data, dropped, tail), counts)
 
     def since(self, mark: int) -> str:
         """Output printed after ``mark`` (within what was kept)."""
         with self.lock:
-            text = bytes(_STACK.sub(b"", self.data[mark:])).decode("utf-8", "replace") if mark < len(self.data) else ""
-            if not self.dropped:
-                return text
-            tail = bytes(_STACK.sub(b"", self.tail)).decode("utf-8", "replace").partition("\n")[2]  # from a line's start
-            return text + f"\n[... {self.dropped} more bytes of output dropped]" + (f"; the last lines printed:\n{tail}" if tail else "")
+            return _rendered(self.data[mark:], self.dropped, self.tail)
+
+
+@dataclass(frozen=True)
+class Printed:
+    """What a problem's code printed as the student may see it: ``text`` (printed while no hidden test ran) and, for
+    each hidden test that printed, how many bytes (its text is never shown: it would carry the test's inputs)."""
+
+    text: str
+    hidden: dict[str, int]
+
+
+def _outside(data: bytes | bytearray, start: int, ranges: list[tuple[int, int]]) -> bytes:
+    """``data`` (which begins at ``fed`` value ``start``) without the bytes that fall in ``ranges`` (of ``fed``)."""
+    kept, at = bytearray(), 0
+    for begun, ended in ranges:
+        lo, hi = min(max(begun - start, at), len(data)), min(max(ended - start, at), len(data))
+        kept += data[at:lo]
+        at = hi
+    return bytes(kept + data[at:])
+
+
+def _rendered(data: bytes | bytearray, dropped: int, tail: bytes | bytearray) -> str:
+    """The kept start of what was printed, and (when some was dropped) how much and the last lines of it, as text."""
+    text = _shown(data) if data else ""
+    if dropped <= 0:
+        return text
+    last = _shown(tail).partition("\n")[2]  # from a line's start
+    return text + f"\n[... {dropped} more bytes of output dropped]" + (f"; the last lines printed:\n{last}" if last else "")
+
+
+def _shown(data: bytes | bytearray) -> str:
+    """Printed bytes as the grader's text: places written for the grader left out, the rest made valid, inert text."""
+    return boundary.text(bytes(_STACK.sub(b"", data)).decode("utf-8", "replace").replace("\r\n", "\n"))
 
 
 def _frames(text: bytes) -> list[tuple[str, int, str]]:
+    """The frames of a place line; [] for one that is not a short, shallow list of frames (whoever printed it)."""
     try:
-        listed = json.loads(text)
+        listed = boundary.json_value(text, _CARRY, max_depth=2)
     except ValueError:
+        return []
+    if not isinstance(listed, list):
         return []
     return [(str(f[0]), int(f[1]), str(f[2])) for f in listed if isinstance(f, list) and len(f) == 3 and type(f[1]) is int]
 

@@ -62,7 +62,7 @@ class _Child:
         read_exact = wire.stream_reader(self.proc.stdout)
         try:
             while True:
-                self.replies.put(wire.read_message(None, read_exact))
+                self.replies.put(codec.read_reply(None, read_exact, wire.MAX_MESSAGE_BYTES))
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting grader
             self.replies.put(exc)
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..settings import INTERRUPT_SECONDS, WATCH_SECONDS
-from . import identity, policy
+from . import codec, identity, policy
 from .output import Drain, OutputBuffer
 from .worker import cleanup, procfs, wire
 
@@ -140,7 +140,7 @@ class WorkerProcess:
                 got = wire.read_into(fd, buffer, got)
             return buffer
 
-        return wire.read_message(self.from_worker, read_exact, wire.MAX_REPLY_BYTES)
+        return codec.read_reply(self.from_worker, read_exact, wire.MAX_REPLY_BYTES)
 
     def interrupt(self) -> bool:
         """Kill only the module's child after a timeout (the worker forks a fresh one); False if that failed. The first

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import settings
-from .worker.cleanup import remove_tree
+from .worker.cleanup import empty_folder, remove_tree
 
 WORKER_DIR = Path(__file__).resolve().parent / "worker"  # the code copied into each box
 WORKER_FILES = ("main.py", "serving.py", "metering.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py", "isolation.py", "imports.py")
@@ -273,8 +273,9 @@ class Box:
         return changed
 
     def reset_scratch(self) -> None:
-        """Empty the scratch folder and give it back its owner and mode (0700), whatever student code did to it."""
-        remove_tree(str(self.scratch), keep_folder=True)
+        """Empty the scratch folder and give it back its owner, mode (0700), timestamps and no extended attributes,
+        whatever student code did to it."""
+        empty_folder(str(self.scratch))
         try:
             if self.uid is not None:
                 os.chown(self.scratch, self.uid, self.gid)

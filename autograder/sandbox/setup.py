@@ -49,10 +49,17 @@ class SandboxSetup:
 
     def scratch_view(self, worker_pid: int | None = None) -> tuple | None:
         """The scratch folder as ``cleanup.view`` sees it (under bubblewrap, through the root of the worker's first
-        process, ``worker_pid`` as the grader sees it): after each test it must be as it was before the first."""
+        process, ``worker_pid`` as the grader sees it): after each test it must be as it was before the first. The
+        folder's own timestamps and extended attributes are reset first: under bubblewrap /tmp is not the worker's
+        own, so only the grader can set them back (a view that still differs then replaces the worker)."""
         if not self.protections.bwrap:
-            return cleanup.view(str(self.box.scratch))
-        return None if worker_pid is None else cleanup.view(f"/proc/{worker_pid}/root/tmp")
+            folder = str(self.box.scratch)
+        elif worker_pid is None:
+            return None
+        else:
+            folder = f"/proc/{worker_pid}/root/tmp"
+        cleanup.unmark(folder)
+        return cleanup.view(folder)
 
     def scratch_overused(self, worker_pid: int | None = None) -> str | None:
         """Why the running call must stop, if the files it wrote (scratch folder, and as its own uid in the shared

@@ -27,12 +27,16 @@ def autograder_zip(tmp_path_factory):
     return out
 
 
-def otter_run(autograder_zip, submission_zip, out_dir):
+def otter_process(autograder_zip, submission_zip, out_dir):
     """``otter run`` from another folder: otter imports the zip's plugin from this project (on PYTHONPATH)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(paths.ROOT))
-    proc = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip), "-o", str(out_dir), str(submission_zip)],
+    return subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip), "-o", str(out_dir), str(submission_zip)],
                           cwd=out_dir, env=env, capture_output=True, text=True, timeout=900)
+
+
+def otter_run(autograder_zip, submission_zip, out_dir):
+    proc = otter_process(autograder_zip, submission_zip, out_dir)
     assert (out_dir / "results.json").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads((out_dir / "results.json").read_text())
 
@@ -42,7 +46,7 @@ def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
     for problem in manifest.load().problems:
         for path, _ in problem.test_files(include_hidden=True):
             assert f"tests/{problem.module}_{path.stem}.py" in names
-    assert "files/grade_submission.ipynb" in names and "files/.OTTER_LOG" in names
+    assert "files/grade_submission.ipynb" in names and "files/.OTTER_LOG" not in names  # a submitted one is moved aside
     assert "files/_autograder_harness/autograder/gradescope/otter_bridge.py" in names
     assert "bubblewrap" in zipfile.ZipFile(autograder_zip).read("setup.sh").decode()
     assert {"setup.sh", "run_autograder", "environment.yml", "requirements.txt", "constraints.txt"} <= set(names)
@@ -113,3 +117,41 @@ def test_the_harness_in_the_zip_knows_what_student_code_may_import(autograder_zi
 
     lines = zipfile.ZipFile(autograder_zip).read("files/_autograder_harness/requirements.txt").decode().splitlines()
     assert environment.marked(lines) == environment.student_libraries() == ("numpy", "torch")
+
+
+def test_otter_run_grades_a_submission_holding_an_otter_log_folder_as_grade_does(autograder_zip, tmp_path):
+    # otter copied the zip's own .OTTER_LOG file onto the folder and stopped before the plugin ran.
+    folder = reference_submission(tmp_path / "sub")
+    (folder / ".OTTER_LOG").mkdir()
+    (folder / ".OTTER_LOG" / "notes.txt").write_text("a folder of the student's\n")
+    submission_zip = zip_folder_tree(folder, tmp_path / "s.zip")
+    otter_results = otter_run(autograder_zip, submission_zip, tmp_path / "otter")
+    _, ours = run_grade(submission_zip, tmp_path / "ours" / "results.json")
+    assert otter_results["tests"] == ours["tests"] and otter_results["score"] == ours["score"] == manifest.load().total_points
+
+
+@pytest.mark.parametrize("shape", ["second_notebook", "file_named_tests"])
+def test_what_otter_itself_cannot_take_otter_refuses_and_grade_grades(autograder_zip, tmp_path, shape):
+    """otter chooses the one notebook to run and replaces the tests folder before any plugin starts: a submission with a
+    notebook of its own, or a file named ``tests``, stops in otter's own code (README: "What otter itself cannot
+    take"); ``grade``, like Gradescope's run_autograder, grades it as any other."""
+    folder = reference_submission(tmp_path / "sub")
+    if shape == "second_notebook":
+        (folder / "attention.ipynb").write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    else:
+        (folder / "tests").write_text("not a folder\n")
+    submission_zip = zip_folder_tree(folder, tmp_path / "s.zip")
+    proc = otter_process(autograder_zip, submission_zip, tmp_path / "otter")
+    said = {"second_notebook": "More than one .ipynb file found in submission", "file_named_tests": "Not a directory"}[shape]
+    assert proc.returncode != 0 and said in proc.stderr, proc.stderr[-2000:]
+    assert not (tmp_path / "otter" / "results.json").exists()
+    _, ours = run_grade(submission_zip, tmp_path / "ours" / "results.json")
+    assert ours["score"] == manifest.load().total_points
+
+
+def zip_folder_tree(folder, out):
+    """Zip everything under ``folder`` (folders and dot files too), paths relative to it."""
+    with zipfile.ZipFile(out, "w") as zf:
+        for path in sorted(folder.rglob("*")):
+            zf.write(path, path.relative_to(folder).as_posix())
+    return out

@@ -154,3 +154,17 @@ def test_near_miss_names_are_named_with_their_likely_meaning_and_never_cut_from_
 ])
 def test_near_miss(name, meant):
     assert submission.near_miss(name, MODULES) == meant
+
+
+def test_names_the_submission_holds_are_listed_as_valid_inert_text(tmp_path):
+    # A file name may hold any byte: undecodable ones come back as lone surrogates, which strict UTF-8 writers refuse.
+    folder = tmp_path / "names"
+    folder.mkdir()
+    for name, source in SOURCES.items():
+        (folder / name).write_bytes(source)
+    with open(os.path.join(os.fsencode(folder), b"\xff\x1b[2Jnotes.txt"), "w") as f:
+        f.write("x")
+    located = submission.locate(folder, MODULES)
+    (listed,) = located.ignored
+    listed.encode("utf-8")
+    assert listed == "\\udcff\\x1b[2Jnotes.txt", listed

@@ -46,6 +46,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from autograder.gradescope import otter_bridge
 from autograder.grading import time_rules
 from autograder.model import manifest
 from autograder.sandbox import policy, runtime
@@ -345,11 +346,33 @@ def _grader_process(lab: Lab, args: list[str], tmpdir: Path, bound: float, measu
 
 
 def _read_results(path: Path) -> tuple[dict | None, bytes]:
+    """results.json at ``path``, with what the staff's record beside it keeps of everything each module printed (under
+    ``STAFF_PRINTED``: results.json shows students only what public tests printed)."""
     raw = path.read_bytes() if path.is_file() else b""
     try:
-        return json.loads(raw), raw
+        results = json.loads(raw)
     except ValueError:
         return None, raw
+    if isinstance(results, dict):
+        results[STAFF_PRINTED] = _staff_printed(path)
+    return results, raw
+
+
+STAFF_PRINTED = "staff printed"
+
+
+def _staff_printed(results_path: Path) -> dict[str, str]:
+    """Everything each module printed, from the staff's record of the run that wrote ``results_path``: ``grade``'s run
+    record beside it, or ``grade-all``'s score record (``records/<name>.json`` beside ``results/<name>.json``)."""
+    record = results_path.parent.parent / "records" / results_path.name
+    if results_path.parent.name == "results" and record.is_file():
+        problems = json.loads(record.read_bytes()).get("problems", [])
+        return {p["module"]: p.get("staff_output", "") for p in problems}
+    printed: dict[str, str] = {}
+    run_record = results_path.parent / otter_bridge.RUN_RECORD
+    for line in run_record.read_text(encoding="utf-8").splitlines() if run_record.is_file() else []:
+        printed.update(json.loads(line).get("printed", {}))
+    return printed
 
 
 def grade(lab: Lab, submission: Path, out: Path, tmpdir: Path, measure: bool = False, command: str = "grade") -> Run:
@@ -728,7 +751,8 @@ def _host_failures(results: dict) -> list[str]:
 
 
 def _printed(results: dict, module: str = HOST) -> str:
-    return "".join(t["output"] for t in results["tests"] if t["name"] == f"{module}: output printed by your code")
+    """Everything ``module``'s code printed (the staff's record: hidden tests' output too)."""
+    return results.get(STAFF_PRINTED, {}).get(module, "")
 
 
 def _strongest(name: str) -> tuple[modes.Mode, Case]:
@@ -776,7 +800,7 @@ def test_nothing_outside_the_sandbox_changes(mode, case: Case, outcomes) -> None
     o = _outcome(outcomes, mode, case)
     new_in_out = set(o.out_after) - set(o.out_before)
     graded_all = o.run.command == "grade-all"  # it writes its CSVs, summaries and per-submission files there
-    allowed = {"results.json", "again.json", "next.json"} | ({f for f in new_in_out if o.marker not in f} if graded_all else set())
+    allowed = {"results.json", "again.json", "next.json", otter_bridge.RUN_RECORD} | ({f for f in new_in_out if o.marker not in f} if graded_all else set())
     assert new_in_out <= allowed, f"unexpected files next to results.json: {new_in_out - allowed}"
     assert {k: v for k, v in o.out_after.items() if k in o.out_before} == o.out_before, "files in the --out folder changed"
     assert o.scratch_after == o.scratch_before, "the scratch folder changed"
@@ -819,7 +843,7 @@ def test_grading_twice_gives_the_same_results(name: str, outcomes) -> None:
     assert o.again is not None and o.again.results is not None
 
     def strip(results: dict) -> dict:
-        return {k: v for k, v in results.items() if k != "execution_time"}
+        return {k: v for k, v in results.items() if k not in ("execution_time", STAFF_PRINTED)}  # results.json's own
 
     assert strip(o.run.results) == strip(o.again.results)
 

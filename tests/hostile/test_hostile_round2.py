@@ -14,12 +14,15 @@ it can for the next test and submission (scratch made unlistable, its pipes' siz
 scheduling and limits: findings 1, 2, 3, 4, 8) and answers right only when it finds one; ``parent`` reopens the first
 process's pipes through /proc to forge resets and faults, and stops it after each reply (findings 5, 6). Finding 7
 (hoarding replies) is ``res_hoard_replies`` in ``test_hostile.py``, where the grader's peak memory is measured.
+
+The boundary adds ``cross`` (``hostile/boundary``) to the same batch: marks on the scratch folder itself (its times, a
+user.* attribute), the box's submissions folder made 000 where its user owns it, a printed line of deep brackets
+shaped like the worker's place marker, and garbage on its reply pipe after each of them.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import secrets
@@ -40,11 +43,13 @@ from tests.hostile import test_hostile as th
 
 ROUND2 = th.HOSTILE / "round2"
 ROUND3 = th.HOSTILE / "round3"
-ATTACKERS = ("wire", "disk", "info", "oracle", "state", "parent")
-ROUND3_PARTS = ("state", "parent")
+BOUNDARY = th.HOSTILE / "boundary"
+ATTACKERS = ("wire", "disk", "info", "oracle", "state", "parent", "cross")
+PART_FOLDERS = {"state": ROUND3, "parent": ROUND3, "cross": BOUNDARY}  # the others: ROUND2
+MARKED = ("state", "spy", "cross")  # the parts that leave or look for marks (round3/marks.py above them)
 ORDER = [f"a{i}-{name}" for i, name in enumerate(ATTACKERS, 1)] + ["v1-spy", "v2-reference", "v3-twin"]
 MODES = [m for m in th.MODES if th._lacks(m) != "same-user"]
-BATCH_SECONDS = 130  # stands in for one honest run in the lab's time bound: the batch grades nine submissions
+BATCH_SECONDS = 145  # stands in for one honest run in the lab's time bound: the batch grades ten submissions
 
 
 class Batch:
@@ -66,8 +71,8 @@ class Batch:
 
 
 def _source(lab: th.Lab, part: str, marker: str) -> bytes:
-    text = ((ROUND3 if part in ROUND3_PARTS else ROUND2) / f"{part}.py").read_text(encoding="utf-8")
-    if part in ("state", "spy"):  # the marks the state attacker leaves, and how they are found
+    text = (PART_FOLDERS.get(part, ROUND2) / f"{part}.py").read_text(encoding="utf-8")
+    if part in MARKED:  # the marks the attackers leave, and how they are found
         text = (ROUND3 / "marks.py").read_text(encoding="utf-8") + "\n\n" + text
     text = text.replace("__MARKER__", marker).replace("__PROJECT__", str(lab.project))
     return lab.sources[th.HOST] + b"\n\n# ---- hostile part ----\n" + text.encode()
@@ -100,8 +105,7 @@ def _grade_batch(mode, tmp_path_factory) -> Batch:
     run = th.grade(lab, root / "batch" / ORDER[0], out_dir / "grades.csv", tmpdir, command="grade-all")
     results = {}
     for name in ORDER:
-        path = out_dir / "results" / f"{name}.json"
-        results[name] = json.loads(path.read_bytes()) if path.is_file() else None
+        results[name] = th._read_results(out_dir / "results" / f"{name}.json")[0]
     return Batch(lab, marker, run, results, [], [])
 
 
@@ -184,11 +188,12 @@ def test_later_submissions_score_as_they_would_alone(mode, batches, twin_alone) 
 def test_attackers_get_their_honest_score_and_no_more(mode, batches, twin_alone) -> None:
     """Exactly the twin's, but for ``parent`` (where no layer refuses its SIGSTOP) and for ``state`` in ``root-bare``
     (where no seccomp refuses its renice, SCHED_IDLE and limit of the first process): each worker they change is
-    replaced and charged to its module as a call stopped at its limit, which may leave its other calls without time."""
+    replaced and charged to its module as a call stopped at its limit, which may leave its other calls without time;
+    and for ``cross``, whose every call ends in garbage on its reply pipe (it scores what the twin's failures allow)."""
     batch = batches[mode.name]
     for name in ORDER[: len(ATTACKERS)]:
         honest = {**batch.lab.full, th.HOST: twin_alone}
-        if name.endswith("-parent") or (name.endswith("-state") and mode.name == "root-bare"):
+        if name.endswith(("-parent", "-cross")) or (name.endswith("-state") and mode.name == "root-bare"):
             scores = batch.scores(name)
             assert scores.keys() == honest.keys() and all(scores[k] <= honest[k] for k in honest), f"{name}: {scores}"
             continue
@@ -433,3 +438,25 @@ def test_emulated_container_writes_results_for_the_forged_header(tmp_path) -> No
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+# ---- The boundary: what a submission sends, and what a test leaves ----
+
+
+@pytest.mark.parametrize("mode", _modes())
+def test_nothing_of_the_scratch_folder_itself_or_the_box_crosses_tests_or_submissions(mode, batches) -> None:
+    """The scratch folder's own times and user.* attribute, the box's submissions folder made 000 (as the grader's own
+    user) and then garbage on the reply pipe, a printed line of 1,800 nested brackets shaped like the worker's place
+    marker: no later test finds a mark, the later submissions are staged and score as alone (checked above), and their
+    printed output still reaches the grader (its reader thread lives)."""
+    batch = batches[mode.name]
+    printed = batch.printed("a7-cross")
+    lines = re.findall(r"cross: found (\[.*?\]); left (\[.*?\])", printed)
+    assert lines and all(found == "[]" for found, _left in lines), printed[:3000]
+    left = " ".join(left for _found, left in lines)
+    if not mode.protections.bwrap:  # the scratch folder is the sandbox user's own: it may set its times
+        assert "'times'" in left, left[:2000]
+    if not mode.protections.is_root and not mode.protections.bwrap:  # the grader's own user owns the box
+        assert "'chmod box'" in left, left[:2000]
+    assert "sent back something unreadable" in batch.failures("a7-cross"), batch.failures("a7-cross")[:2000]
+    assert "spy found: []" in batch.printed("v1-spy") and "grader error" not in batch.failures("v1-spy"), batch.printed("v1-spy")[:2000]

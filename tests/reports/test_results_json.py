@@ -29,3 +29,22 @@ def test_visibility_comes_from_the_assignment(tmp_path):
     tests = results_json.to_results(report_with_hidden_test_and_output(), visibility)["tests"]
     assert [t["visibility"] for t in tests] == ["after_due_date", "hidden", "visible"]
     assert '"after_due_date"' in (tmp_path / "results.json").read_text()
+
+
+def test_what_hidden_tests_printed_is_named_and_measured_never_shown():
+    report = report_with_hidden_test_and_output()
+    problem = report.problems[0]
+    problem.hidden_printed = {"hidden_one": 2048}
+    problem.staff_output = "printed\n[[0.123, 4.56]]\n"  # a hidden test's inputs, printed
+    entry = results_json.to_results(report)["tests"][-1]
+    assert entry["name"] == "qkv_arithmetic: output printed by your code"
+    assert entry["output"].startswith("printed\n") and "hidden_one (2048 bytes)" in entry["output"]
+    assert "0.123" not in entry["output"]
+
+
+def test_a_problem_that_printed_only_in_hidden_tests_still_says_so():
+    report = report_with_hidden_test_and_output()
+    problem = report.problems[0]
+    problem.output, problem.hidden_printed = "", {"hidden_one": 30 << 10}
+    entry = results_json.to_results(report)["tests"][-1]
+    assert entry["name"].endswith("output printed by your code") and "hidden_one (30 KB)" in entry["output"]

@@ -26,3 +26,64 @@ def test_a_place_in_what_is_kept_is_not_shown_either():
     buffer = OutputBuffer()
     buffer.feed(b"before\n" + stack_line([["/s/submission-2/m.py", 1, "g"]]) + b"after\n")
     assert buffer.text() == "before\nafter\n" and buffer.stopped_at() == [("/s/submission-2/m.py", 1, "g")]
+
+
+def test_a_place_line_of_deep_brackets_is_no_place_and_the_buffer_keeps_working():
+    buffer = OutputBuffer()
+    buffer.feed(b"\n\x00autograder-stack " + b"[" * 1800 + b"]" * 1800 + b"\n")
+    buffer.feed(b"after\n")
+    assert buffer.stopped_at() == [] and buffer.text().endswith("after\n")
+
+
+def test_the_drain_thread_outlives_a_line_of_deep_brackets():
+    import os
+
+    from autograder.sandbox.output import Drain
+
+    read, write = os.pipe()
+    buffer = OutputBuffer()
+    with open(read, "rb") as stream:
+        drain = Drain(stream, buffer)
+        os.write(write, b"\n\x00autograder-stack " + b"[" * 1800 + b"]" * 1800 + b"\n")
+        os.write(write, b"still read\n")
+        os.close(write)
+        drain.join(timeout=10)
+    assert buffer.text().endswith("still read\n")
+
+
+def test_what_was_printed_is_shown_as_valid_inert_text():
+    buffer = OutputBuffer()
+    buffer.feed(b"\x1b[2Jcleared \xff\r\nnext\n")
+    assert buffer.text() == "\\x1b[2Jcleared \ufffd\nnext\n"
+
+
+def test_what_a_hidden_test_prints_is_counted_never_shown():
+    buffer = OutputBuffer()
+    buffer.mark()
+    buffer.feed(b"at import\n")
+    buffer.begin("test_public", hidden=False)
+    buffer.feed(b"public says hi\n")
+    buffer.begin("test_secret", hidden=True)
+    buffer.feed(b"[[0.25, -1.5]]\n")
+    buffer.begin("test_public_2", hidden=False)
+    buffer.feed(b"public again\n")
+    buffer.begin("test_secret", hidden=True)  # its second pass
+    buffer.feed(b"[[0.25]]\n")
+    shown = buffer.shown()
+    assert shown.text == "at import\npublic says hi\npublic again\n"
+    assert shown.hidden == {"test_secret": len(b"[[0.25, -1.5]]\n") + len(b"[[0.25]]\n")}
+    assert "0.25" in buffer.text()  # staff keep everything
+
+
+def test_a_hidden_flood_is_not_shown_in_the_tail_nor_counted_as_dropped():
+    buffer = OutputBuffer()
+    buffer.mark()
+    buffer.begin("test_public", hidden=False)
+    buffer.feed(b"p" * 100 + b"\n")
+    buffer.begin("test_secret", hidden=True)
+    buffer.feed((b"secret " * 20 + b"\n") * 10_000)
+    buffer.begin("test_public_2", hidden=False)
+    buffer.feed(b"\nlast public line\n")
+    shown = buffer.shown()
+    assert "secret" not in shown.text and shown.text.startswith("p" * 100)
+    assert shown.text.endswith("last public line\n") and "[... 18 more bytes of output dropped]" in shown.text, shown.text[-300:]

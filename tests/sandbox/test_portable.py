@@ -184,27 +184,47 @@ SERVED_IN_TURN = {  # each module says which process it ran in and what a fresh 
 }
 
 
+def serve_in_turn(modules: dict[str, str], func: str, pause: dict[str, float] | None = None):
+    """Import each of ``modules`` (name -> source) in turn in one portable session and call its ``func()``; return what
+    each call gave and the session (closed). ``pause``: seconds to wait before a module."""
+    from autograder.sandbox.portable import PortableSession
+
+    session = PortableSession("test", planned=len(modules))
+    try:
+        session.switch(session.stage({name: source.encode() for name, source in modules.items()}))
+        session.start()
+        found = {}
+        for name in modules:
+            time.sleep((pause or {}).get(name, 0))
+            session.import_module(name, 20)
+            found[name] = session.call(name, func, (), {}, 20, f"{name}.{func}()")
+    finally:
+        session.close()
+    return found, session
+
+
 def test_one_child_serves_the_modules_in_turn_and_a_fresh_one_follows_a_module_that_changed_it():
     """Clean modules share a child (one torch import per check); after a module that changed torch's default dtype the
     next gets a fresh child and sees float32, as alone; a child that dies between modules (a timer the module before set)
     costs the next module nothing: its import is tried again in a fresh child."""
-    from autograder.sandbox.portable import PortableSession
-
-    session = PortableSession("test", planned=len(SERVED_IN_TURN))
-    try:
-        session.switch(session.stage({name: source.encode() for name, source in SERVED_IN_TURN.items()}))
-        session.start()
-        seen = {}
-        for name in SERVED_IN_TURN:
-            if name == "after_alarm":
-                time.sleep(0.6)
-            session.import_module(name, 20)
-            seen[name] = tuple(session.call(name, "where", (), {}, 20, f"{name}.where()"))
-    finally:
-        session.close()
+    found, session = serve_in_turn(SERVED_IN_TURN, "where", pause={"after_alarm": 0.6})
+    seen = {name: tuple(value) for name, value in found.items()}
     pid = {name: found[0] for name, found in seen.items()}
     assert pid["first"] == pid["second"] == pid["doubles"], seen
     assert seen["doubles"][1] == "torch.float64" and seen["after_doubles"][1] == "torch.float32", seen
     assert pid["after_doubles"] != pid["doubles"] and pid["alarm"] == pid["after_doubles"], seen
     assert pid["after_alarm"] != pid["alarm"] and session.broken == {}, (seen, session.broken)
     assert [e.op for e in session.exchanges].count("import") == len(SERVED_IN_TURN), session.exchanges
+
+
+KERNEL_LEFT = {  # a module that puts a kernel of its own in place of aten's cumsum, then one that sums
+    "kernel": ("import torch\n_LIB = torch.library.Library('aten', 'IMPL')\n"
+               "_LIB.impl('cumsum', lambda x, dim, dtype=None: torch.zeros_like(x), 'CPU')\n"
+               "def sums():\n    return torch.cumsum(torch.ones(3), 0).tolist()\n"),
+    "after_kernel": "import torch\ndef sums():\n    return torch.cumsum(torch.ones(3), 0).tolist()\n",
+}
+
+
+def test_a_torch_library_kernel_left_by_one_module_never_reaches_the_next():
+    found, _ = serve_in_turn(KERNEL_LEFT, "sums")
+    assert found == {"kernel": [0.0, 0.0, 0.0], "after_kernel": [1.0, 2.0, 3.0]}, found

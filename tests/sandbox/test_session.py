@@ -3,6 +3,7 @@ long it waited for a CPU."""
 
 import os
 import signal
+import stat
 import threading
 
 import pytest
@@ -22,6 +23,38 @@ def ends(how):
 
 def fine(x):
     return x + 1
+
+def mark_scratch(mark):
+    """Leave ``mark`` on the scratch folder itself (its times, a user.* attribute, a file made in it): what an earlier
+    test left, what this one could leave."""
+    folder = os.environ.get("TMPDIR") or "/tmp"
+    found, left = [os.stat(folder).st_mtime_ns], []
+    try:
+        found.append(os.getxattr(folder, "user.mark").decode())
+    except OSError:
+        found.append(None)
+    for what, leave in (("file", lambda: open(os.path.join(folder, "m"), "w").close()),
+                        ("times", lambda: os.utime(folder, ns=(mark, mark))),
+                        ("attribute", lambda: os.setxattr(folder, "user.mark", str(mark).encode()))):
+        try:
+            leave()
+            left.append(what)
+        except OSError:
+            pass
+    return found, left
+
+def garbles():
+    """Write something of its own on the pipe it replies on (every pipe it may write but its output)."""
+    import stat
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        try:
+            if fd > 2 and stat.S_ISFIFO(os.fstat(fd).st_mode) \\
+                    and open(f"/proc/self/fdinfo/{fd}").read().split("flags:")[1].split()[0][-1] in "12":
+                os.write(fd, b"\\xff" * 64)
+        except OSError:
+            continue
+    return 0
 
 def slow(seconds):
     import time
@@ -62,13 +95,18 @@ def work(cpu_seconds, hogs):
     return 0
 '''
 
+SURROGATE = b'''
+print("\\x1b[2J")
+raise ValueError("\\udc80 and \\x07")
+'''
+
 
 @pytest.fixture(scope="module")
 def session():
     if policy.portable_reason():
         pytest.skip(f"the worker cannot run here: {policy.portable_reason()}")
     session = WorkerSession(memory_mb=2000, start_now=True)
-    session.switch(session.stage({"crashing": CRASHING}))
+    session.switch(session.stage({"crashing": CRASHING, "surrogate": SURROGATE}))
     yield session
     session.close()
 
@@ -98,19 +136,22 @@ def test_the_worker_itself_ending_during_a_call_is_still_a_crash(session):
     assert session.call("crashing", "fine", (3,), {}, 10, "crashing.fine(3)") == 4 and session.restarts == restarts + 1
 
 
-@pytest.mark.parametrize("how", ["timeout", "crash"])
+@pytest.mark.parametrize("how", ["timeout", "crash", "unreadable"])
 def test_what_the_grader_finds_left_after_a_call_ends_costs_the_worker(session, monkeypatch, how):
-    # After a call stopped at its limit, or a module process that ended on its own, the worker says it ended the module;
-    # the grader does not take its word: its own check (as after a reset) finds something left, so the worker goes.
+    # After a call stopped at its limit, a module process that ended on its own, or one the worker ended because it wrote
+    # on the reply pipe, the worker says it ended the module; the grader does not take its word: its own check (as after
+    # a reset) finds something left, so the worker goes.
     session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)")
     pid, restarts = session._worker.host_pid, session.restarts
     monkeypatch.setattr(type(session._worker), "unrestored", lambda self: "processes of the last test are still running")
     with pytest.raises(errors.StudentCallError) as raised:
         if how == "timeout":
             session.call("crashing", "slow", (30,), {}, 1, "crashing.slow(30)")
-        else:
+        elif how == "crash":
             session.call("crashing", "ends", ("exit",), {}, 10, "crashing.ends('exit')")
-    assert raised.value.kind == (errors.TIMEOUT if how == "timeout" else errors.CRASH), str(raised.value)
+        else:
+            session.call("crashing", "garbles", (), {}, 10, "crashing.garbles()")
+    assert raised.value.kind == {"timeout": errors.TIMEOUT, "crash": errors.CRASH, "unreadable": errors.GARBAGE}[how], str(raised.value)
     assert session.exchanges[-1].stopped  # the full limit, which pays for the restart
     monkeypatch.undo()
     assert session.call("crashing", "fine", (3,), {}, 10, "crashing.fine(3)") == 4
@@ -138,3 +179,60 @@ def test_an_answered_call_says_how_long_its_process_waited_for_a_cpu(session):
     asleep = session.exchanges[-1]
     assert (crowded.op, crowded.stopped, asleep.stopped) == ("call", False, False)
     assert crowded.waited >= 0.5 * crowded.seconds and asleep.waited < 0.25, (crowded, asleep)
+
+
+def test_what_a_module_sends_becomes_valid_text_before_any_writer_sees_it(session):
+    # A message with a lone surrogate (a strict UTF-8 writer refuses it: grades.csv, the terminal) and control characters.
+    with pytest.raises(errors.StudentCallError) as raised:
+        session.import_module("surrogate", 10)
+    message = str(raised.value)
+    message.encode("utf-8")
+    assert "ValueError: \\udc80 and \\x07" in message, message
+    session.settle_output()
+    assert "\\x1b[2J" in session.output.text() and "\x1b" not in session.output.text()
+
+
+def test_the_box_modes_are_put_back_after_a_reply_and_before_the_next_submission(session):
+    # Student code running as the grader's own user may chmod the box's folders (000 of the submissions folder stops
+    # every later submission from being staged); as root here, the test makes the change the module would make.
+    box = session.setup.box
+    wanted = box.modes[box.submissions]
+    session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)")
+    os.chmod(box.submissions, 0)
+    assert session.call("crashing", "fine", (2,), {}, 10, "crashing.fine(2)") == 3
+    assert stat.S_IMODE(os.stat(box.submissions).st_mode) == wanted  # put back after the reply
+    os.chmod(box.submissions, 0)  # after the last reply (a thread of the module's process, say)
+    staged = session.stage({"other": b"x = 1\n"})
+    assert stat.S_IMODE(os.stat(box.submissions).st_mode) == wanted
+    session.discard(staged)
+
+
+@pytest.fixture(scope="module")
+def unwrapped():
+    """A session without bubblewrap: the scratch folder is the sandbox user's own, which it may mark."""
+    if policy.portable_reason():
+        pytest.skip(f"the worker cannot run here: {policy.portable_reason()}")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AUTOGRADER_NO_BWRAP", "1")
+        policy._detect.cache_clear()  # probed once per process: again, under this switch
+        try:
+            session = WorkerSession(memory_mb=2000, start_now=True)
+        finally:
+            policy._detect.cache_clear()
+    assert not session.protections.bwrap
+    session.switch(session.stage({"crashing": CRASHING}))
+    yield session
+    session.close()
+
+
+@pytest.mark.parametrize("which", ["session", "unwrapped"])
+def test_the_scratch_folder_itself_carries_nothing_from_one_test_to_the_next(request, which):
+    # Its own timestamps (os.utime, or a file made and wiped) and user.* attributes survived the wipe of its contents and
+    # the grader's comparison. Under bubblewrap /tmp is not the sandbox user's: it can change its times only to now.
+    session = request.getfixturevalue(which)
+    session.fresh("crashing")
+    first, left = session.call("crashing", "mark_scratch", (41_000_000_000,), {}, 10, "crashing.mark_scratch(41)")
+    assert "file" in left and (session.protections.bwrap or "times" in left), left
+    session.fresh("crashing")  # the next test
+    second, _ = session.call("crashing", "mark_scratch", (42_000_000_000,), {}, 10, "crashing.mark_scratch(42)")
+    assert second == first and 41_000_000_000 not in second and "41000000000" not in second, (first, second)

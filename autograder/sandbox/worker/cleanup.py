@@ -10,6 +10,7 @@ import ctypes
 import itertools
 import os
 import stat
+import sys
 from dataclasses import dataclass
 
 SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # folders every user may write
@@ -44,6 +45,32 @@ def remove_tree(folder: str, keep_folder: bool = False) -> None:
         os.close(top)
     if not keep_folder:
         _quietly(os.rmdir, folder)
+
+
+# What the scratch folder's own timestamps are set to after every wipe: none of a test's marks (``os.utime``) survives.
+FOLDER_TIME_NS = 0
+
+
+def empty_folder(folder: str) -> None:
+    """Remove everything in ``folder`` and what of the folder itself a process may have written: its timestamps (set to
+    ``FOLDER_TIME_NS``) and its extended attributes (``user.*``, ACLs). What is left is only what its owner chose: its
+    mode (restored by the caller) and its mount points."""
+    remove_tree(folder, keep_folder=True)
+    unmark(folder)
+
+
+def unmark(folder: str) -> None:
+    """Give ``folder`` itself back fixed timestamps and no extended attributes (whoever may: its owner, or root)."""
+    for name in _xattrs(folder):
+        _quietly(os.removexattr, folder, name, follow_symlinks=False)
+    _quietly(os.utime, folder, ns=(FOLDER_TIME_NS, FOLDER_TIME_NS), follow_symlinks=False)
+
+
+def _xattrs(path: str) -> list[str]:
+    try:
+        return sorted(os.listxattr(path, follow_symlinks=False))
+    except (OSError, AttributeError):  # no extended attributes here (or on this system)
+        return []
 
 
 def _flatten_and_remove(top: int, device: int) -> None:
@@ -157,15 +184,18 @@ VIEW_ENTRIES = 256
 
 
 def view(path: str, max_entries: int = VIEW_ENTRIES, max_depth: int = MAX_DEPTH) -> tuple:
-    """What a folder holds, as (path, kind, mode, owner) rows sorted by path, itself first, mount points and what is
-    below them left out: two views are equal when nothing was added, removed, or changed in mode or owner. A tree of more
-    than ``max_entries`` entries, deeper than ``max_depth`` or unreadable gives a view that equals no other."""
+    """What a folder holds, as (path, kind, mode, owner) rows sorted by path, itself first (with its modification time
+    and extended attributes: what of the folder itself a process can set), mount points and what is below them left
+    out: two views are equal when nothing was added, removed, or changed in mode or owner, and the folder's own time and
+    attributes are as they were. A tree of more than ``max_entries`` entries, deeper than ``max_depth`` or unreadable
+    gives a view that equals no other."""
     try:
         info = os.lstat(path)
         first = os.open(path, _OPEN_DIR)
     except OSError as exc:
         return (("unreadable", exc.errno),)
-    rows = [(".", stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode), info.st_uid)]
+    own = (info.st_mtime_ns, tuple((name, _xattr(path, name)) for name in _xattrs(path)))
+    rows = [(".", stat.S_IFMT(info.st_mode), stat.S_IMODE(info.st_mode), info.st_uid, own)]
     stack, device = [(first, ".", 1)], info.st_dev
     try:
         while stack:
@@ -193,6 +223,13 @@ def view(path: str, max_entries: int = VIEW_ENTRIES, max_depth: int = MAX_DEPTH)
         for fd, _rel, _depth in stack:
             os.close(fd)
     return tuple(sorted(rows))
+
+
+def _xattr(path: str, name: str) -> bytes | None:
+    try:
+        return os.getxattr(path, name, follow_symlinks=False)
+    except OSError:
+        return None
 
 
 def _open_listable(name: str, dir_fd: int | None = None) -> int:
@@ -235,6 +272,34 @@ def remove_entries(paths: list[str]) -> list[str]:
         except OSError:
             continue
     return removed
+
+
+# keyctl's number per machine (no libc wrapper); the keyrings of a uid that outlive its processes; keyctl's operations.
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219, "arm64": 219}
+KEYRINGS = {"session": -3, "user": -4, "user session": -5}
+KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
+
+
+def fresh_keyrings(own_uid: bool) -> list[str]:
+    """A key outlives the process that added it: give the next test's process a fresh, empty session keyring (this process
+    joins one, each child it forks inherits it) and, with a uid of its own (``own_uid``: never the grader's user, whose
+    keys these would be), empty that uid's keyrings. Where seccomp refuses ``keyctl`` no test could add a key, and this
+    does nothing. Returns the keyrings renewed."""
+    import platform
+
+    number = KEYCTL_SYSCALL.get(platform.machine())
+    if number is None or not sys.platform.startswith("linux"):
+        return []
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        return []
+    libc.syscall.restype = ctypes.c_long
+    done = ["session"] if libc.syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None) >= 0 else []
+    for name in ("user", "user session") if own_uid else ():
+        if libc.syscall(number, KEYCTL_CLEAR, ctypes.c_long(KEYRINGS[name])) == 0:
+            done.append(name)
+    return done
 
 
 def sysv_ipc_of(uid: int) -> list[tuple[str, int]]:

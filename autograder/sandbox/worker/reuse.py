@@ -6,7 +6,8 @@ could depend on. ``Baseline`` is taken once torch is imported; before the next m
 
 - what ordinary code changes by accident or on purpose: torch's and numpy's settings (default dtype, grad mode,
   deterministic algorithms, threads, modes on the torch-function and dispatch stacks, print options, numpy's error
-  handling), any attribute of torch, torch.Tensor, numpy, math, builtins and the other libraries listed below
+  handling), the dispatcher's operators, kernels and fallbacks (a ``torch.library`` kernel put in place of aten's, a
+  custom op) and the thread's dispatch keys, any attribute of torch, torch.Tensor, numpy, math, builtins and the other libraries listed below
   (a function replaced, say), threads left running, signal handlers, the environment, the interpreter's hooks;
 - what the serving itself changes is restored, not compared: the import path, the import guard, the working folder,
   and the random states of torch, numpy and ``random`` (a fresh process starts with the same ones).
@@ -78,6 +79,10 @@ def _settings(loaded: frozenset[str]) -> dict[str, Any]:
     read("torch dispatch modes", torch._C._len_torch_dispatch_stack)
     read("torch print options", lambda: dict(vars(torch._tensor_str.PRINT_OPTS)))
     read("torch mkldnn", torch._C._get_mkldnn_enabled)
+    read("torch dispatcher", lambda: _dispatcher(torch))
+    read("torch dispatch keys", lambda: (str(torch._C._dispatch_tls_local_include_set()),
+                                         str(torch._C._dispatch_tls_local_exclude_set())))
+    read("torch autograd fallback", torch._C._get_autograd_fallback_mode)
     read("numpy error handling", np.geterr)
     read("numpy print options", np.get_printoptions)
     read("threads", _thread_count)
@@ -91,6 +96,16 @@ def _settings(loaded: frozenset[str]) -> dict[str, Any]:
                                        list(map(id, sys.path_hooks))))
     read("loaded libraries", lambda: {name: id(module) for name, module in list(sys.modules.items()) if name in loaded})
     return found
+
+
+def _dispatcher(torch: Any) -> int:
+    """A digest of every operator the dispatcher knows and every kernel registered for each (where it was registered:
+    a kernel that ``torch.library`` put in place of aten's, or a new custom op, changes it), and of its backend
+    fallbacks. Reading all of them takes about 0.1 s, a small part of the torch import a fresh process costs."""
+    tables = tuple(torch._C._dispatch_dump(name) for name in sorted(torch._C._dispatch_get_all_op_names()))
+    keys = [getattr(torch._C.DispatchKey, k) for k in dir(torch._C.DispatchKey) if not k.startswith("_")]
+    fallbacks = tuple(str(k) for k in keys if isinstance(k, torch._C.DispatchKey) and torch._C._dispatch_has_backend_fallback(k))
+    return hash((tables, fallbacks))
 
 
 def _readable(signum: signal.Signals) -> bool:

@@ -387,3 +387,20 @@ def test_shard_and_merge_through_the_command(tmp_path, monkeypatch, capsys):
     assert run(tmp_path / "x" / "grades.csv", merge=[str(tmp_path / "s1")]) == 2
     assert "shards 2/2 are missing" in capsys.readouterr().err
     assert run(tmp_path / "x" / "grades.csv", shard="3/2") == 2 and "K must be between 1 and N" in capsys.readouterr().err
+
+
+def test_a_lone_surrogate_in_a_status_ends_neither_the_job_nor_its_csv(tmp_path):
+    # ValueError("\udc80") at import put a lone surrogate into the status: grades.csv (strict UTF-8) could not be written
+    # and the job died after the first submission's record, on every resume too.
+    root = one_problem_root(tmp_path, MODULE)
+    folder = tmp_path / "submissions"
+    for name, source in (("submission_1", 'raise ValueError("\\udc80")\n'),
+                         ("submission_2", solutions.reference_path(MODULE).read_text())):
+        (folder / name).mkdir(parents=True)
+        (folder / name / f"{MODULE}.py").write_text(source)
+    out = tmp_path / "o" / "grades.csv"
+    proc = grade_all(root, folder, "--out", out, "--jobs", "1")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = {row["submission"]: row for row in read_csv(out)}
+    assert set(rows) == {"submission_1", "submission_2"}, rows
+    assert "\\udc80" in rows["submission_1"]["status"] and rows["submission_2"]["status"] == "ok", rows

@@ -8,18 +8,32 @@ MARK_PIPE = 1 << 18        # F_SETPIPE_SZ on fd 1: neither the kernel's default 
 MARK_NOFILE = 200          # RLIMIT_NOFILE set on the worker's first process
 MARK_NICE = 19
 COUNTER = "r3-counter"     # a file in scratch, behind a folder made unlistable
+MARK_TIME_NS = 41_000_000_000  # the scratch folder's own times (os.utime), where its user may set them
+MARK_XATTR = "user.hx-mark"    # an extended attribute of the scratch folder itself
 
 
 def _scratch() -> str:
     return os.environ.get("TMPDIR") or "/tmp"
 
 
+def _try(done: list, what: str, action) -> None:
+    try:
+        action()
+        done.append(what)
+    except OSError as exc:
+        done.append(f"{what} refused ({exc.errno})")
+
+
 def marks_found() -> list[str]:
-    """Each mark of the state attacker that this process inherited or can see."""
+    """Each mark of the state attacker (and of the boundary's) that this process inherited or can see."""
     seen = []
     try:
         if any(name == COUNTER or name == "r3" for name in os.listdir(_scratch())):
             seen.append("scratch files")
+        if os.stat(_scratch()).st_mtime_ns == MARK_TIME_NS:
+            seen.append("scratch times")
+        if MARK_XATTR in os.listxattr(_scratch()):
+            seen.append("scratch attribute")
     except OSError as exc:
         seen.append(f"scratch unreadable ({exc.errno})")
     for fd in (0, 1, 2):

@@ -14,14 +14,6 @@ import resource
 _honest = argmax_attention  # the reference's, defined above this part
 
 
-def _try(done: list, what: str, action) -> None:
-    try:
-        action()
-        done.append(what)
-    except OSError as exc:
-        done.append(f"{what} refused ({exc.errno})")
-
-
 def _tree(levels: int) -> None:
     folder = os.path.join(_scratch(), "r3")
     for _ in range(levels):

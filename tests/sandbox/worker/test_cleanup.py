@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -146,3 +148,72 @@ def test_usage_sees_behind_folders_made_unlistable() -> None:
         cleanup.remove_tree(str(top))
         if who is not None:
             who.release()
+
+
+def _can_mark(folder: Path) -> bool:
+    try:
+        os.setxattr(folder, "user.probe", b"1")
+        os.removexattr(folder, "user.probe")
+        return True
+    except OSError:
+        return False
+
+
+def test_emptying_a_folder_also_resets_what_of_the_folder_itself_a_test_can_set(tmp_path) -> None:
+    # The folder's own timestamps and extended attributes survive a wipe of its contents: a counter across tests.
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "file").write_text("x")
+    xattrs = _can_mark(scratch)
+    if xattrs:
+        os.setxattr(scratch, "user.counter", b"41")
+    os.utime(scratch, ns=(42_000_000_000, 42_000_000_000))
+    cleanup.empty_folder(str(scratch))
+    info = os.stat(scratch)
+    assert os.listdir(scratch) == [] and (info.st_mtime_ns, info.st_atime_ns) == (cleanup.FOLDER_TIME_NS,) * 2
+    assert not xattrs or os.listxattr(scratch) == []
+
+
+def test_the_view_of_a_folder_sees_its_own_time_and_attributes(tmp_path) -> None:
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    cleanup.empty_folder(str(scratch))
+    before = cleanup.view(str(scratch))
+    assert cleanup.view(str(scratch)) == before
+    os.utime(scratch, ns=(7, 7))
+    assert cleanup.view(str(scratch)) != before
+    cleanup.empty_folder(str(scratch))
+    assert cleanup.view(str(scratch)) == before
+    if _can_mark(scratch):
+        os.setxattr(scratch, "user.mark", b"1")
+        os.utime(scratch, ns=(cleanup.FOLDER_TIME_NS,) * 2)
+        assert cleanup.view(str(scratch)) != before
+
+
+KEYS = """
+import ctypes, json, sys
+sys.path.insert(0, {worker!r})
+import cleanup
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+number = cleanup.KEYCTL_SYSCALL[__import__("platform").machine()]
+libc.syscall(number, 1, None)  # a session keyring of this process's own (KEYCTL_JOIN_SESSION_KEYRING), as a worker's
+added = libc.syscall({add_key}, b"user", b"hx-mark", b"41", 2, ctypes.c_long(cleanup.KEYRINGS["session"]))
+size = lambda: libc.syscall(number, 11, ctypes.c_long(cleanup.KEYRINGS["session"]), None, 0)  # KEYCTL_READ: its length
+before = size()
+renewed = cleanup.fresh_keyrings(own_uid=False)  # this test's uid is the suite's: its keyrings are left alone
+print(json.dumps([added > 0, before, renewed, size()]))
+"""
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "aarch64"), reason="keyctl's number is known for x86_64 and aarch64")
+def test_a_key_left_in_the_session_keyring_does_not_reach_the_next_test(tmp_path) -> None:
+    # A key outlives the process that added it: the next test's process, forked with the same session keyring, would read it.
+    add_key = {"x86_64": 248, "aarch64": 217}[platform.machine()]
+    code = KEYS.format(worker=str(Path(cleanup.__file__).parent), add_key=add_key)
+    proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    added, before, renewed, after = json.loads(proc.stdout)
+    if not added:
+        pytest.skip("this machine refuses add_key (a seccomp profile of the container)")
+    assert before > 0 and renewed == ["session"] and after == 0, (before, renewed, after)

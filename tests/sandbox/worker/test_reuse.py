@@ -27,6 +27,13 @@ CASES = {  # what a module may do -> what the baseline must name (a substring); 
     "signal.signal(signal.SIGINT, lambda *a: None)\nsignal.signal(signal.SIGINT, INT)": "signal handlers changed",
     "os.environ['OMP_NUM_THREADS'] = '7'\nos.environ.pop('OMP_NUM_THREADS', None)": "environment changed (OMP_NUM_THREADS)",
     "sys.setrecursionlimit(50000)\nsys.setrecursionlimit(LIMIT)": "interpreter hooks changed",
+    # A kernel of its own for aten::cumsum changes what another module's torch.cumsum returns.
+    "LIB = torch.library.Library('aten', 'IMPL'); LIB.impl('cumsum', lambda *a, **k: torch.zeros(1), 'CPU')\nLIB._destroy()":
+        "torch dispatcher changed",
+    "DEF = torch.library.Library('hx', 'DEF'); DEF.define('leak(Tensor x) -> Tensor')\nDEF._destroy()": "torch dispatcher changed",
+    "GUARD = torch._C._IncludeDispatchKeyGuard(torch._C.DispatchKey.Python); GUARD.__enter__()\nGUARD.__exit__(None, None, None)":
+        "torch dispatch keys changed",
+    "torch._C._set_autograd_fallback_mode('nothing')\ntorch._C._set_autograd_fallback_mode(FALLBACK)": "torch autograd fallback changed",
 }
 
 SCRIPT = """
@@ -38,7 +45,7 @@ import reuse
 
 MATMUL, NORM, SUM, INT, LIMIT = torch.matmul, torch.Tensor.norm, builtins.sum, signal.getsignal(signal.SIGINT), sys.getrecursionlimit()
 SEED, ERR, STOP, THREADS = np.random.seed, np.geterr(), threading.Event(), torch.get_num_threads()
-MODE = torch.overrides.TorchFunctionMode()
+MODE, FALLBACK = torch.overrides.TorchFunctionMode(), torch._C._get_autograd_fallback_mode()
 os.environ.pop('OMP_NUM_THREADS', None)
 baseline = reuse.Baseline()
 found = {{"clean": baseline.changes()}}
