@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
+import struct
 import subprocess
 import sys
 import zipfile
@@ -94,3 +95,14 @@ def make_report(name: str, problems: dict[str, list[tuple]], seconds: float = 1.
                               {m: (hints or {}).get(m, "") for m in mistakes})
             for test, points, passed, *mistakes in tests]))
     return GradeReport(name, made, list(notes), seconds)
+
+
+def damage_deflated(data: bytes, member: str) -> bytes:
+    """The zip ``data`` with the deflated stream of ``member`` made invalid (its first block claims the reserved type):
+    reading it raises zlib.error "Error -3 while decompressing data", as a download damaged in transit can."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        info = zf.getinfo(member)
+    assert info.compress_type == zipfile.ZIP_DEFLATED, f"{member} is not deflated"
+    name_length, extra_length = struct.unpack("<HH", data[info.header_offset + 26:info.header_offset + 30])
+    start = info.header_offset + 30 + name_length + extra_length
+    return data[:start] + b"\xff" + data[start + 1:]

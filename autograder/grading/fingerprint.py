@@ -3,6 +3,8 @@
 One digest per problem (its manifest and the limits in force; its test files, so its points; the recorded expected
 values the tests compare with) and one for the harness (the code that runs and judges the tests, and the numpy/torch it runs on).
 A change of a problem's digest makes every score of that problem stale; a change of the harness, every score.
+A record also keeps one digest per module of the submission it graded (``files:<module>``: the module's source, or why
+it was not read), so a submission whose files changed since is graded again, only the problems whose module changed.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from pathlib import Path
 from ..expected import records
 from ..model import paths
 from ..model.manifest import Assignment, Problem
+from . import submission as submission_files
 
 HARNESS = "harness"
+FILES = "files:"  # the key of a submission's module in a record's fingerprint: FILES + module
 # The packages whose code decides a score (reports only render it; staff and commands only drive the runs).
 HARNESS_PACKAGES = ("grading", "testkit", "expected", "sandbox")
 HARNESS_FILES = ("model/manifest.py", "model/scores.py")
@@ -104,9 +108,27 @@ def of(assignment: Assignment) -> dict[str, str]:
     return {**{p.module: problem(p) for p in assignment.problems}, HARNESS: harness()}
 
 
+def submission(path: Path, modules: list[str]) -> dict[str, str]:
+    """The digest of each module of the submission at ``path``, by ``FILES + module``: its source where it was read,
+    else why it was not (missing, found twice, a near-miss name, unreadable), so that renaming or fixing a file counts."""
+    try:
+        located = submission_files.locate(Path(path), modules)
+        texts = {m: located.sources[m] if m in located.sources else f"<{located.problems.get(m, '')}>".encode() for m in modules}
+    except Exception as exc:  # noqa: BLE001 - a submission that cannot be read has that as its content
+        where = str(exc).replace(str(path), "<submission>")  # the same wherever the export is (shards on other machines)
+        texts = dict.fromkeys(modules, f"<not read: {type(exc).__name__}: {where}>".encode())
+    return {FILES + m: hashlib.sha256(text).hexdigest()[:24] for m, text in texts.items()}
+
+
 def stale(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
-    """What changed since ``recorded``: ``[HARNESS]`` if the harness did (every problem is stale then), else the
-    problems whose digest differs, in ``current``'s order; a record without digests is stale as a whole."""
+    """What changed since ``recorded``: ``[HARNESS]`` if the harness did (every problem is stale then), else the keys
+    whose digest differs (a problem, or ``FILES + module`` for a submission's module), in ``current``'s order; a
+    record without digests is stale as a whole."""
     if not recorded or recorded.get(HARNESS) != current.get(HARNESS):
         return [HARNESS]
     return [name for name, digest in current.items() if name != HARNESS and recorded.get(name) != digest]
+
+
+def problems_of(changed: list[str]) -> list[str]:
+    """The modules to grade again for what ``stale`` found (each once, in its order); never called with ``[HARNESS]``."""
+    return list(dict.fromkeys(name.removeprefix(FILES) for name in changed if name != HARNESS))

@@ -102,8 +102,8 @@ def grade(
         for problem in problems:
             watch.problem_started(problem)
             if problem.module not in located.sources:
-                kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
-                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module], kind))
+                results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module],
+                                            located.kind(problem.module)))
             else:
                 results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
             done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem",

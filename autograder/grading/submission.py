@@ -14,14 +14,17 @@ from __future__ import annotations
 import contextlib
 import difflib
 import io
+import lzma
 import os
 import re
 import stat
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from ..model import scores
 from ..sandbox import boundary
 
 MAX_MODULE_BYTES = 1 << 20
@@ -29,7 +32,9 @@ MAX_ZIP_ENTRIES = 10_000
 MAX_NESTED_ZIP_BYTES = 64 << 20  # a zip inside a zip is read into memory, so it has a cap of its own
 # Never the student's modules: a Mac's zip metadata, caches, version control, a virtual environment made in the folder.
 SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".git", ".ipynb_checkpoints", ".venv", "venv", "site-packages", "node_modules"}
-ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError)
+# Every way reading a zip member can fail on damaged bytes: a bad CRC or header, and each decompressor's own error
+# (a damaged deflated member raises zlib.error, an xz one LZMAError; bz2 raises OSError).
+ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError, zlib.error, lzma.LZMAError)
 
 
 class SubmissionError(Exception):
@@ -47,6 +52,14 @@ class Located:
     root: str = ""
     paths: dict[str, str] = field(default_factory=dict)  # module -> where its file was, relative to the submission
     near_misses: dict[str, str] = field(default_factory=dict)  # an ignored file -> the module its name is close to
+    unusable: list[str] = field(default_factory=list)  # the modules of ``problems`` found but not usable as submitted
+
+    def kind(self, module: str) -> str:
+        """Why ``module`` is not among the sources, as a score kind: missing (or misnamed), not usable as submitted
+        (the student's packaging), or unreadable (damaged bytes)."""
+        if module in self.missing:
+            return scores.MISNAMED if module in self.near_misses.values() else scores.MISSING
+        return scores.PACKAGING if module in self.unusable else scores.UNREADABLE
 
 
 @dataclass
@@ -216,11 +229,15 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
         elif len(where) > 1:
             located.problems[module] = (f"{module}.py was found {len(where)} times ({', '.join(where)}); keep exactly one "
                                         "copy in the submission and submit again")
+            located.unusable.append(module)
         else:
             try:
                 located.sources[module] = read(where[0])
                 located.paths[module] = where[0]
-            except (ValueError, *ZIP_ERRORS) as exc:
+            except ValueError as exc:  # the file as submitted: a link, too large
+                located.problems[module] = f"{where[0]} could not be read: it {exc}"
+                located.unusable.append(module)
+            except ZIP_ERRORS as exc:
                 located.problems[module] = f"{where[0]} could not be read: it {exc}"
     rest = sorted(e for e in safe if e not in used and not _is_noise(e))
     for entry in rest:

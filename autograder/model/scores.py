@@ -12,7 +12,9 @@ from dataclasses import asdict, dataclass, field
 # A problem's kind: graded, or why it could not be.
 GRADED = "ok"
 MISSING = "missing"          # the module file is not in the submission
-UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read
+MISNAMED = "misnamed"        # the module file is not in the submission, but a file whose name is close to it is
+PACKAGING = "packaging"      # the module file is there but cannot be used as submitted (found twice, a link, too large)
+UNREADABLE = "unreadable"    # the file, or the whole submission, could not be read (a damaged zip or download)
 IMPORT_FAILED = "import"     # the module could not be imported (or broke its process while it was)
 NOT_GRADED = "not_graded"    # the grader stopped before this problem
 OTHER = "other"              # a record written before kinds existed

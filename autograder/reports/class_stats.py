@@ -69,13 +69,14 @@ class PassRate:
 
 @dataclass(frozen=True)
 class MistakeCount:
-    """How many submissions showed one known mistake's hint on at least one test, and on which tests."""
+    """How many submissions showed one known mistake's hint on at least one test, on which tests, and which submissions."""
 
     problem: str
     mistake: str
     hint: str
     submissions: int
     tests: tuple[str, ...]
+    names: tuple[str, ...] = ()  # the submissions that showed it, by name
 
 
 def pass_rates(reports: list[GradeReport], modules: list[str]) -> dict[str, list[PassRate]]:
@@ -93,23 +94,27 @@ def pass_rates(reports: list[GradeReport], modules: list[str]) -> dict[str, list
     return {m: sorted(found, key=lambda r: r.share) for m, found in rates.items()}
 
 
-def mistake_counts(reports: list[GradeReport], modules: list[str]) -> dict[str, list[MistakeCount]]:
-    """Per problem, each known mistake some submission showed, most submissions first."""
-    submissions: dict[tuple[str, str], int] = Counter()
+def mistake_counts(reports: dict[str, GradeReport] | list[GradeReport], modules: list[str]) -> dict[str, list[MistakeCount]]:
+    """Per problem, each known mistake some submission showed, most submissions first, with those submissions (by name
+    in a dict of records; by their path in a list)."""
+    named = reports if isinstance(reports, dict) else {r.submission: r for r in reports}
+    matched: dict[tuple[str, str], list[str]] = {}
     tests: dict[tuple[str, str], dict[str, None]] = {}
     hints: dict[tuple[str, str], str] = {}
-    for report in reports:
-        shown = set()
-        for problem in report.problems:
+    for name in sorted(named):
+        shown = {}
+        for problem in named[name].problems:
             for test in problem.tests:
                 for mistake, hint in test.mistakes.items():
-                    shown.add((problem.module, mistake))
+                    shown[problem.module, mistake] = None
                     tests.setdefault((problem.module, mistake), {})[test.name] = None
                     hints[problem.module, mistake] = hints.get((problem.module, mistake)) or hint
-        submissions.update(shown)
+        for key in shown:
+            matched.setdefault(key, []).append(name)
     found = {m: [] for m in modules}
-    for (module, mistake), count in sorted(submissions.items(), key=lambda kv: (-kv[1], kv[0])):
-        found.setdefault(module, []).append(MistakeCount(module, mistake, hints[module, mistake], count, tuple(tests[module, mistake])))
+    for (module, mistake), names in sorted(matched.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        found.setdefault(module, []).append(MistakeCount(module, mistake, hints[module, mistake], len(names),
+                                                         tuple(tests[module, mistake]), tuple(names)))
     return found
 
 
@@ -134,11 +139,14 @@ class Attention:
     reasons: tuple[str, ...]
 
 
-def _reasons(report: GradeReport) -> list[str]:
+def reasons_for(report: GradeReport) -> list[str]:
+    """What staff should know about one submission, one reason per fact, most serious first; empty when nothing is
+    wrong. grades.csv's status column and the summary's "needs attention" both show these, so they never disagree."""
     if not report.problems:
         return [f"not graded: the grader failed ({report.notes[0] if report.notes else 'no record'})"]
-    found = [f"could not read {p.module}: {p.status}" for p in report.unreadable]
+    found = unreadable_reasons(report)
     found += [f"not graded: {p.module}: {p.status}" for p in report.problems if p.kind == scores.NOT_GRADED]
+    found += _packaging(report)
     slow = {p.module: sum(t.failure in MACHINE_SLOW for t in p.tests) for p in report.problems}
     found += [f"rerun: the machine was too busy or slow to time {module} fairly ({n} test{'s' * (n != 1)})"
               for module, n in slow.items() if n]
@@ -147,15 +155,37 @@ def _reasons(report: GradeReport) -> list[str]:
               for module, n in unjudged.items() if n]
     timed = {p.module: sum(t.failure in TIMED_OUT for t in p.tests) for p in report.problems}
     found += [f"timed out: {module} ({n} test{'s' * (n != 1)})" for module, n in timed.items() if n]
-    if report.points <= FULL and not found:
-        missing = [p.module for p in report.problems if p.kind == scores.MISSING]
-        found.append("scored 0: no module file found" if len(missing) == len(report.problems) else "scored 0")
+    if report.points <= FULL and not report.unreadable and not _all_missing(report):  # that one says "scored 0" itself
+        found.append("scored 0")
+    return found
+
+
+def unreadable_reasons(report: GradeReport) -> list[str]:
+    """What the grader could not read of the submission (damaged bytes: the download's fault, not the student's)."""
+    unread = report.unreadable
+    if unread and len(unread) == len(report.problems) and len({p.status for p in unread}) == 1:
+        return [f"could not read: {unread[0].status}"]  # the whole submission
+    return [f"could not read {p.module}: {p.status}" for p in unread]
+
+
+def _all_missing(report: GradeReport) -> bool:
+    return all(p.kind == scores.MISSING for p in report.problems)
+
+
+def _packaging(report: GradeReport) -> list[str]:
+    """The problems the student's packaging cost: a module missing, misnamed, found twice or not usable, failing to import."""
+    if _all_missing(report):
+        return ["scored 0: no module file found"]
+    missing = [p.module for p in report.problems if p.kind == scores.MISSING]
+    found = [f"missing {', '.join(f'{m}.py' for m in missing)}"] if missing else []
+    found += [f"{p.module}: {p.status}" for p in report.problems if p.kind in (scores.MISNAMED, scores.PACKAGING)]
+    found += [f"{p.module} could not be imported: {p.status}" for p in report.problems if p.kind == scores.IMPORT_FAILED]
     return found
 
 
 def needs_attention(named: dict[str, GradeReport], roster: Roster | None = None) -> list[Attention]:
     """Submissions that scored zero, were not graded (no folder, a refused name, a grader failure), could not be
-    read, or timed out, by name; each with its reasons and students."""
+    read, lost a problem to their packaging, or timed out, by name; each with its reasons (``reasons_for``) and students."""
     def who(name: str) -> str:
         entry = roster.get(name) if roster else None
         return ", ".join(s.name or s.email or s.sid for s in entry.students) if entry and entry.students else ""
@@ -167,7 +197,5 @@ def needs_attention(named: dict[str, GradeReport], roster: Roster | None = None)
             if entry is not None and entry.missing:
                 found.append(Attention(name, who(name), "", (entry.note,)))
             continue
-        reasons = _reasons(report)
-        if reasons:
-            found.append(Attention(name, who(name), f"{report.points:g}", tuple(reasons)))
+        found += [Attention(name, who(name), f"{report.points:g}", tuple(why)) for why in [reasons_for(report)] if why]
     return found

@@ -11,15 +11,14 @@ import csv
 import io
 from pathlib import Path
 
-from ..model import scores
 from ..model.roster import Entry, Roster, Student
 from ..model.scores import GradeReport
+from . import class_stats
 from .atomic_file import write_text
 
 STUDENT_COLUMNS = ["name", "sid", "email"]
 NOBODY = Student("", "", "")
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-UNREADABLE_STATUS = "could not read"
 
 
 def spreadsheet_safe(text: str) -> str:
@@ -28,23 +27,8 @@ def spreadsheet_safe(text: str) -> str:
 
 
 def status(report: GradeReport) -> str:
-    """``ok``, or what went wrong with the submission as a whole or with some of its modules."""
-    if not report.problems:
-        return report.notes[0] if report.notes else "not graded"
-    if report.unreadable:
-        if len(report.unreadable) == len(report.problems) and len({p.status for p in report.problems}) == 1:
-            return f"{UNREADABLE_STATUS}: {report.problems[0].status}"  # the whole submission
-        return f"{UNREADABLE_STATUS}: " + "; ".join(f"{p.module}: {p.status}" for p in report.unreadable)
-    bad = [p for p in report.problems if p.kind != scores.GRADED]
-    if not bad:
-        return "ok"
-    if len(bad) == len(report.problems) and len({p.status for p in bad}) == 1:
-        return bad[0].status
-    missing = [p.module for p in bad if p.kind == scores.MISSING]
-    if len(missing) == len(report.problems):
-        return "no module file found"
-    parts = [f"missing {', '.join(f'{m}.py' for m in missing)}"] if missing else []
-    return "; ".join(parts + [f"{p.module}: {p.status}" for p in bad if p.module not in missing])
+    """``ok``, or every reason the summary's "needs attention" gives for the submission (``class_stats.reasons_for``)."""
+    return "; ".join(class_stats.reasons_for(report)) or "ok"
 
 
 def header(modules: list[str], roster: Roster | None = None) -> list[str]:

@@ -53,14 +53,27 @@ def to_results(report: GradeReport, visibility: Visibility = DEFAULT_VISIBILITY)
 
 
 def printed_by_code(problem: ProblemResult) -> str:
-    """What the student reads of what their code printed: the text printed in public tests, and of hidden tests only
-    how much each printed (their text would carry the hidden inputs; staff keep it in the record, ``staff_output``)."""
-    text = problem.output[-OUTPUT_LIMIT:] if problem.output.strip() else ""
-    if not problem.hidden_printed:
-        return text
-    listed = ", ".join(f"{name} ({_size(size)})" for name, size in sorted(problem.hidden_printed.items()))
-    note = f"While hidden tests ran, your code printed (not shown, as hidden tests' inputs are not): {listed}."
-    return f"{text.rstrip()}\n\n{note}" if text else note
+    """What the student reads of what their code printed, in at most ``OUTPUT_LIMIT`` characters: the end of the text
+    printed in public tests, and of hidden tests only how much each printed (their text would carry the hidden inputs;
+    staff keep it in the record, ``staff_output``)."""
+    note = _hidden_printed(problem.hidden_printed)
+    room = OUTPUT_LIMIT - len(note) - 2
+    text = problem.output[-room:] if problem.output.strip() else ""
+    return f"{text.rstrip()}\n\n{note}" if text and note else text or note
+
+
+HIDDEN_LISTED = 20  # hidden tests named one by one; the rest are counted
+
+
+def _hidden_printed(sizes: dict[str, int]) -> str:
+    if not sizes:
+        return ""
+    named = sorted(sizes.items())
+    listed = ", ".join(f"{name[:100]} ({_size(size)})" for name, size in named[:HIDDEN_LISTED])
+    rest = named[HIDDEN_LISTED:]
+    if rest:
+        listed += f", and {len(rest)} more ({_size(sum(size for _, size in rest))} in all)"
+    return f"While hidden tests ran, your code printed (not shown, as hidden tests' inputs are not): {listed}."
 
 
 def _size(size: int) -> str:

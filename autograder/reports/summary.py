@@ -34,15 +34,17 @@ def pass_rate_lines(reports: list[GradeReport], modules: list[str]) -> list[str]
     return lines
 
 
-def mistake_lines(reports: list[GradeReport], modules: list[str]) -> list[str]:
-    """Per problem, each known mistake with the number of submissions whose output matched its hint, most first."""
+def mistake_lines(named: dict[str, GradeReport], modules: list[str]) -> list[str]:
+    """Per problem, each known mistake with the number of submissions whose output matched its hint, most first, and
+    the submissions themselves."""
     lines = ["Known mistakes (submissions whose output matched the mistake's hint, most first)"]
-    for module, counts in class_stats.mistake_counts(reports, modules).items():
+    for module, counts in class_stats.mistake_counts(named, modules).items():
         lines.append(f"  {module}")
         for c in counts:
             hint = " ".join(c.hint.split())
             hint = hint if len(hint) <= HINT_WIDTH else hint[: HINT_WIDTH - 3] + "..."
             lines.append(f"    {c.submissions:>5}  {c.mistake}: {hint}" if hint else f"    {c.submissions:>5}  {c.mistake}")
+            lines.append(one_line(f"           in: {', '.join(c.names)}"))
         if not counts:
             lines.append("        -  no known mistake matched")
     return lines
@@ -60,7 +62,8 @@ def score_count_lines(reports: list[GradeReport], modules: list[str]) -> list[st
 def attention_lines(named: dict[str, GradeReport], roster: Roster | None = None) -> list[str]:
     """The submissions that scored zero, were not graded, could not be read or timed out, with the reasons."""
     found = class_stats.needs_attention(named, roster)
-    lines = [f"Needs attention ({len(found)}: zero, not graded, could not read, timed out, machine too busy)"]
+    lines = [f"Needs attention ({len(found)}: zero, not graded, could not read, a module missing, misnamed, found twice or "
+             "failing to import, timed out, machine too busy)"]
     for a in found:
         who = f" ({a.students})" if a.students else ""
         lines.append(one_line(f"  {a.submission}{who}: {a.total or '-'}: {'; '.join(a.reasons)}"))
@@ -81,7 +84,7 @@ def render(named: dict[str, GradeReport], modules: list[str], roster: Roster | N
         [f"{len(reports)} submissions", *score_table(reports, modules)],
         attention_lines(named, roster),
         pass_rate_lines(reports, modules),
-        mistake_lines(reports, modules),
+        mistake_lines(named, modules),
         score_count_lines(reports, modules),
         slowest_lines(named),
     ]

@@ -17,6 +17,7 @@ from . import class_stats
 from .csv_report import status
 
 SLOWEST = 10
+LOWEST = 10  # the tests passed least, shown first; every other test is in its problem's collapsed table
 LOW = 0.5  # pass rates below this are drawn in red
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
@@ -45,7 +46,9 @@ def render(named: dict[str, GradeReport], modules: list[str], plots: dict[str, b
     slowest = [{"time": f"{r.seconds:.1f} s", "name": name, "students": _who(name, roster), "status": status(r)}
                for name, r in class_stats.slowest(named, SLOWEST)]
     pngs = {key: base64.b64encode(png).decode("ascii") if png else "" for key, png in plots.items()}
+    pass_rates = class_stats.pass_rates(reports, modules)
+    lowest = sorted((r for rates in pass_rates.values() for r in rates if r.passed < r.graded), key=lambda r: r.share)[:LOWEST]
     return environment().get_template("summary.html.j2").render(
         title=title, count=len(reports), scores=scores, totals=pngs.get("totals", ""), problems=pngs.get("problems", ""),
-        attention=class_stats.needs_attention(named, roster), pass_rates=class_stats.pass_rates(reports, modules),
-        mistakes=class_stats.mistake_counts(reports, modules), slowest=slowest, low=LOW)
+        attention=class_stats.needs_attention(named, roster), pass_rates=pass_rates, lowest=lowest,
+        mistakes=class_stats.mistake_counts(named, modules), slowest=slowest, low=LOW)

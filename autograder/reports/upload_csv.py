@@ -1,8 +1,10 @@
 """The scores in the CSV shape Gradescope takes for uploading an assignment's scores: Name, SID, Email, Total Score.
 
-One row per student (each member of a group gets the group's score). Only graded submissions are
-uploaded: a submission the export lists without a folder, one the grader itself failed on, one it could
-not read, or one whose submitters are unknown is left out and named, so that no student gets a 0 by accident.
+One row per student (each member of a group gets the group's score). One rule decides what is left out: what the
+grader or the download broke. A submission the export lists without a folder, one the grader itself failed on, one
+with a file it could not read (damaged bytes), or one whose submitters are unknown is left out and named, so that no
+student gets a 0 by accident. What the student's packaging cost (a module missing, misnamed, found twice, failing to
+import) is their score: it is uploaded, and the summary lists it under "needs attention".
 A student found in several submissions (the same email or SID) gets the latest one's score, by ``:created_at:``,
 as Gradescope keeps the latest; where that cannot be told, or the same email comes with another SID, the
 students are listed as conflicts. A row's name, SID and email always come from the submission whose score it holds.
@@ -19,7 +21,8 @@ from pathlib import Path
 from ..model.roster import Roster, Student
 from ..model.scores import GradeReport
 from .atomic_file import write_text
-from .csv_report import spreadsheet_safe, status
+from .class_stats import unreadable_reasons
+from .csv_report import spreadsheet_safe
 
 HEADER = ["Name", "SID", "Email", "Total Score"]
 
@@ -58,7 +61,7 @@ def _why_not(name: str, report: GradeReport | None, roster: Roster) -> str:
     if not report.problems:
         return f"{name}: the grader failed on it ({report.notes[0] if report.notes else 'no record'}); run grade-all again to grade it again"
     if report.unreadable:
-        return f"{name}: {status(report)}; ask the student for the file, or download the export again"
+        return f"{name}: {'; '.join(unreadable_reasons(report))}; ask the student for the file, or download the export again"
     return ""
 
 

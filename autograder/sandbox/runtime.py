@@ -235,7 +235,7 @@ class Box:
     @classmethod
     def create(cls, uid: int | None = None, gid: int | None = None) -> Box:
         """A fresh box; with ``uid``/``gid`` (a root grader) only that sandbox user reaches inside it."""
-        root = Path(tempfile.mkdtemp(prefix="autograder-box-", dir=_reachable_tmp() if uid is not None else None))
+        root = Path(tempfile.mkdtemp(prefix=f"{BOX_PREFIX}{os.getpid()}-", dir=_reachable_tmp() if uid is not None else None))
         box = cls(root, root / "worker", root / "submissions", root / "scratch", gid, uid)
         box.worker.mkdir()
         _copy_worker_code(box.worker)
@@ -298,9 +298,47 @@ class Box:
         remove_tree(str(self.root))
 
 
+BOX_PREFIX = "autograder-box-"  # then the id of the process that made the box: a later run can tell it is dead
+TMP_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")  # where a box may be, besides $TMPDIR
+
+
+def remove_dead_boxes() -> list[Path]:
+    """Delete the boxes (holding students' modules) that a process killed before its cleanup left in the temporary
+    folders (``kill -9`` runs none); a box whose process lives, or whose name does not say its process, stays."""
+    removed = []
+    for folder in dict.fromkeys((tempfile.gettempdir(), *TMP_FOLDERS)):
+        try:
+            boxes = [p for p in Path(folder).glob(f"{BOX_PREFIX}*") if p.is_dir() and not p.is_symlink()]
+        except OSError:
+            continue
+        for box in boxes:
+            pid, dash, _ = box.name[len(BOX_PREFIX):].partition("-")  # mkdtemp's own suffix never holds a "-"
+            if dash and pid.isdigit() and not _alive(int(pid)):
+                remove_tree(str(box))
+                if not box.exists():
+                    removed.append(box)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (another user's counts: it may be grading). A zombie does not: a killed job whose
+    parent died too waits for a reaper that may never come (a container's init often reaps nothing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True  # no /proc (macOS): it exists
+
+
 def _reachable_tmp() -> str:
     """A temporary folder other users can traverse (``$TMPDIR`` may be private, as under pytest)."""
-    for folder in (tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"):
+    for folder in (tempfile.gettempdir(), *TMP_FOLDERS):
         if reachable(folder, stat.S_IXOTH) and os.access(folder, os.W_OK):
             return folder
     raise RuntimeError("no temporary folder that the sandbox user can reach (tried $TMPDIR, /tmp, /var/tmp, /dev/shm)")

@@ -4,14 +4,16 @@ Each finished submission leaves two files beside the CSV: ``results/<name>.json`
 format, what the student would see) and ``records/<name>.json`` (the score record itself, with the
 fingerprint of what graded it: see ``grading.fingerprint``). The CSV is rebuilt from the records after
 every completion, so an interrupted run loses at most the submissions being graded. A rerun grades the
-submissions without both files, and those whose record's fingerprint is not the current one (only the
-problems that changed, unless the harness did); ``force`` grades everything again. The summary, its HTML
-page and the upload CSV are views of the same records.
+submissions without both files, and those whose record's fingerprint is not the current one: other tests,
+points or recorded values, or the submission's own module files changed (only the problems that changed,
+unless the harness did); ``force`` grades everything again. It says first how many records it keeps and why it
+grades others again, and removes the sandbox folders a killed run left. The summary, its HTML page and the
+upload CSV are views of the same records.
 
 Everything about the assignment (manifests, points, test files, recorded values) is checked before the
 first submission (``check_assignment``); every process a run starts dies with it, however it ends
 (``_die_with_parent``). ``--shard K/N`` grades one part of an export; ``merge`` builds one output from
-the shards' records.
+the shards' records, after the check a rerun makes: it refuses records this checkout would grade again.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ..model.scores import GradeReport
 from ..reports import csv_report, plots, regrade_diff, results_json, summary, summary_html, upload_csv
 from ..reports.atomic_file import write_bytes, write_text
 from ..reports.terminal import one_line
+from ..sandbox import runtime
 
 SKIPPED = gradescope_export.SKIPPED
 RECORDS, RESULTS = "records", "results"
@@ -69,6 +72,7 @@ class Batch:
     fingerprint: dict[str, str] = field(default_factory=dict)  # what grades now (see grading.fingerprint)
     refused: dict[str, str] = field(default_factory=dict)  # entries not graded, with the reason
     stale: dict[str, list[str]] = field(default_factory=dict)  # submissions graded again: what changed since their record
+    reused: dict[str, int] = field(default_factory=dict)  # submissions graded in part: how many problems their record kept
     shard: tuple[int, int] | None = None  # (K, N): this run grades the K-th of N parts
 
     @property
@@ -175,8 +179,10 @@ def _start_job(assignment: Assignment, parent: int, expected: dict[str, str]) ->
 def _grade_in_job(path: Path, modules: list[str] | None) -> GradeReport:
     if _JOB["changed"]:
         return GradeReport(str(path), [], ["grader error: the assignment's files changed while grade-all ran; run it again"])
+    # the submission's digests before it is read: a file changed while it is graded makes the next run grade it again
+    files = fingerprint.submission(path, _JOB["assignment"].modules)
     report = grade_one(path, _JOB["assignment"], _JOB["session"], _JOB["tests"], modules)
-    report.fingerprint = dict(_JOB["fingerprint"])
+    report.fingerprint = {**_JOB["fingerprint"], **files} if _JOB["fingerprint"] else {}
     return report
 
 
@@ -189,10 +195,16 @@ def _merged(old: GradeReport, new: GradeReport, assignment: Assignment) -> Grade
     return GradeReport(new.submission, ordered, new.notes, new.seconds, new.staff_notes, new.fingerprint)
 
 
-def _load_done(batch: Batch, names: list[str]) -> dict[str, GradeReport]:
-    """Take the current records of ``names``; return the stale ones (graded with other tests, values or harness)."""
+def current(batch: Batch, path: Path) -> dict[str, str]:
+    """The fingerprint a record of the submission at ``path`` must carry to be current: what grades, and its files."""
+    return {**batch.fingerprint, **fingerprint.submission(path, batch.assignment.modules)}
+
+
+def _load_done(batch: Batch, found: dict[str, Path]) -> dict[str, GradeReport]:
+    """Take the current records of ``found``; return the stale ones (graded with other tests, values or harness, or
+    the submission's files changed since)."""
     stale = {}
-    for name in names:
+    for name, path in found.items():
         record, results = batch.record_path(name), batch.results_path(name)
         if not (record.is_file() and results.is_file()):
             continue
@@ -203,7 +215,7 @@ def _load_done(batch: Batch, names: list[str]) -> dict[str, GradeReport]:
         if not report.problems:  # the grader failed on it (a job that died, say): try again
             batch.stale[name] = [GRADER_FAILED]
             continue
-        changed = fingerprint.stale(report.fingerprint, batch.fingerprint)
+        changed = fingerprint.stale(report.fingerprint, current(batch, path))
         if changed:
             batch.stale[name] = changed
             stale[name] = report
@@ -267,7 +279,7 @@ class Progress:
         rate = self.done / elapsed * 60 if elapsed > 0 else 0.0
         left = readable_duration((self.total - self.done) * elapsed / self.done)
         if not report.problems:
-            self.stream.write(one_line(f"grader error on {name}: {csv_report.status(report)}") + "\n")
+            self.stream.write(one_line(f"grader error on {name}: {report.notes[0] if report.notes else 'no record'}") + "\n")
         if self.done * self.STEPS // max(self.total, 1) > (self.done - 1) * self.STEPS // max(self.total, 1):
             self.stream.write(f"[{self.done}/{self.total}] {self.done / max(self.total, 1):.0%}  {rate:.1f}/min  {left} left\n")
         self.stream.flush()
@@ -340,19 +352,29 @@ def open_batch(folder: Path, csv_path: Path, assignment: Assignment | None = Non
 def _write_shard(batch: Batch, found: dict[str, Path]) -> None:
     if batch.shard is not None:
         k, n = batch.shard
-        write_text(batch.out_dir / SHARD, json.dumps({"shard": k, "of": n, "names": batch.names, "graded": sorted(found)}))
+        write_text(batch.out_dir / SHARD, json.dumps({"shard": k, "of": n, "names": batch.names, "graded": sorted(found),
+                                                      "csv": batch.csv_path.name}))
 
 
 def grade(batch: Batch, found: dict[str, Path], jobs: int = 1, force: bool = False, stream: TextIO | None = None) -> Batch:
-    """Grade what ``found`` holds and an earlier run did not, or graded with other tests, values or harness (only the
-    problems that changed, unless the harness did); everything with ``force``; ``jobs`` processes at once.
+    """Grade what ``found`` holds and an earlier run did not, or graded with other tests, values or harness, or whose
+    files changed since (only the problems that changed, unless the harness did); everything with ``force``; ``jobs``
+    processes at once. Before the first submission, ``stream`` (stderr) is told what an earlier run left: how many
+    submissions are kept, and why the others are graded again.
 
     Raises ``RunError`` when the disk is full (before starting, or on the way: what was graded is kept, a rerun resumes).
     """
-    stale = {} if force else _load_done(batch, list(found))
+    stream = stream or sys.stderr
+    dead = runtime.remove_dead_boxes()
+    if dead:
+        stream.write(f"removed {len(dead)} sandbox folders (students' modules) a killed run left in {dead[0].parent}\n")
+    stale = {} if force else _load_done(batch, found)
     todo = [name for name in found if name not in batch.reports]
     if todo:
         _check_disk(batch.out_dir, len(todo))
+    for line in start_lines(batch, len(found), len(todo)):
+        stream.write(one_line(line) + "\n")
+    stream.flush()
     try:
         _write_shard(batch, found)
         _write_csv(batch)
@@ -367,6 +389,14 @@ def grade(batch: Batch, found: dict[str, Path], jobs: int = 1, force: bool = Fal
     return batch
 
 
+def start_lines(batch: Batch, total: int, todo: int) -> list[str]:
+    """What a run says before grading: how many submissions an earlier run graded (kept), and why some are graded again."""
+    kept = total - todo
+    lines = [f"resuming: {kept} of {total} submissions already graded by an earlier run are kept; grading {todo}"] if kept else []
+    summary = stale_summary(batch)
+    return lines + (summary.splitlines() if summary else [])
+
+
 def _grade_todo(batch: Batch, found: dict[str, Path], todo: list[str], stale: dict[str, GradeReport], jobs: int,
                 stream: TextIO | None) -> None:
     progress = None
@@ -377,7 +407,9 @@ def _grade_todo(batch: Batch, found: dict[str, Path], todo: list[str], stale: di
         futures = {}
         for name in todo:
             changed = batch.stale.get(name, [fingerprint.HARNESS])
-            modules = None if fingerprint.HARNESS in changed or name not in stale else changed
+            modules = None if fingerprint.HARNESS in changed or name not in stale else fingerprint.problems_of(changed)
+            if modules is not None:
+                batch.reused[name] = len(batch.assignment.modules) - len(modules)
             futures[pool.submit(_grade_in_job, found[name], modules)] = name
         progress = Progress(len(todo), stream)  # after the jobs have forked: tqdm may start a thread
         for future in as_completed(futures):
@@ -388,6 +420,8 @@ def _grade_todo(batch: Batch, found: dict[str, Path], todo: list[str], stale: di
                 report = GradeReport(str(found[name]), [], [f"grader error: {type(exc).__name__}: {exc}"])
             if name in stale and report.problems:
                 report = _merged(stale[name], report, batch.assignment)
+            else:
+                batch.reused.pop(name, None)
             _save(batch, name, report)
             progress.update(name, report)
     finally:
@@ -397,22 +431,47 @@ def _grade_todo(batch: Batch, found: dict[str, Path], todo: list[str], stale: di
 
 
 def stale_summary(batch: Batch) -> str:
-    """One line on the records graded again because what grades changed since (empty when none was)."""
+    """Why records were graded again: what grades changed, the submissions' files changed, or the grader had failed on
+    them (empty when none was)."""
     failed = sum(changed == [GRADER_FAILED] for changed in batch.stale.values())
     stale = {name: changed for name, changed in batch.stale.items() if changed != [GRADER_FAILED]}
-    lines = [f"{failed} submissions the grader had failed on in an earlier run: graded again"] if failed else []
-    if not stale:
-        return "\n".join(lines)
-    harness = sum(fingerprint.HARNESS in changed for changed in stale.values())
-    by_problem: dict[str, int] = {}
-    for changed in stale.values():
-        for module in changed:
-            if module != fingerprint.HARNESS:
-                by_problem[module] = by_problem.get(module, 0) + 1
-    parts = [f"{module} ({count})" for module, count in by_problem.items()]
-    parts += [f"the harness or an older record, so every problem ({harness})"] if harness else []
-    return "\n".join([f"{len(stale)} earlier records were graded with other tests, points, recorded values or harness code: "
-                      f"graded again what changed: {', '.join(parts)}", *lines])
+    grading = {name: [k for k in changed if not k.startswith(fingerprint.FILES)] for name, changed in stale.items()}
+    grading = {name: changed for name, changed in grading.items() if changed}
+    files = {name: changed for name, changed in stale.items() if name not in grading}
+    lines = []
+    if grading:
+        harness = sum(fingerprint.HARNESS in changed for changed in grading.values())
+        parts = [f"{module} ({count})" for module, count in _count_problems(list(grading.values())).items()]
+        parts += [f"the harness or an older record, so every problem ({harness})"] if harness else []
+        lines.append(f"{len(grading)} earlier records were graded with other tests, points, recorded values or harness code: "
+                     f"graded again what changed: {', '.join(parts)}")
+    if files:
+        shown = ", ".join(f"{module} ({count})" for module, count in _count_problems(list(files.values())).items())
+        lines.append(f"{len(files)} submissions' files changed since their record: graded again the problems whose module "
+                     f"changed: {shown}")
+    lines += [f"{failed} submissions the grader had failed on in an earlier run: graded again"] if failed else []
+    return "\n".join(lines)
+
+
+def _count_problems(changes: list[list[str]]) -> dict[str, int]:
+    """How many of ``changes`` name each module (a problem's key or its files' key), in first-seen order."""
+    counts: dict[str, int] = {}
+    for changed in changes:
+        for module in fingerprint.problems_of([key for key in changed if key != fingerprint.HARNESS]):
+            counts[module] = counts.get(module, 0) + 1
+    return counts
+
+
+def done_line(batch: Batch) -> str:
+    """How much this run graded: submissions graded now (those graded in part, with the problems kept from their
+    record), and submissions kept whole from earlier runs."""
+    partial = {name: kept for name, kept in batch.reused.items() if kept and name in batch.graded}
+    line = f"graded {len(batch.graded)} now"
+    if partial:
+        problems = len(batch.assignment.modules)
+        line += (f" ({len(partial)} of them in part: {sum(problems - k for k in partial.values())} problems graded again, "
+                 f"{sum(partial.values())} problems kept from earlier runs)")
+    return f"{line}, {len(batch.reports) - len(batch.graded)} from earlier runs"
 
 
 def grade_all(folder: Path, csv_path: Path, jobs: int = 1, force: bool = False, assignment: Assignment | None = None,
@@ -422,14 +481,16 @@ def grade_all(folder: Path, csv_path: Path, jobs: int = 1, force: bool = False, 
     return grade(batch, found, jobs, force, stream)
 
 
-def merge(batch: Batch, shard_dirs: list[Path]) -> Batch:
+def merge(batch: Batch, shard_dirs: list[Path], found: dict[str, Path] | None = None) -> Batch:
     """Put the records of every shard of ``batch``'s export into ``batch``'s output folder and rebuild its CSV.
 
     Refuses (``RunError``) a set of shards that is not every part of one split exactly once, a shard that has not
-    graded all of its part, or records graded with different fingerprints.
+    graded all of its part, or a record a rerun in this checkout would grade again (other tests, points, recorded values
+    or harness, a problem it lacks, or, with ``found``, the submission's files changed): the message names what changed
+    and the commands that grade it again.
     """
-    found: dict[str, tuple[Path, GradeReport]] = {}
-    parts: dict[int, Path] = {}
+    records_found: dict[str, tuple[Path, GradeReport]] = {}
+    parts: dict[int, tuple[Path, str]] = {}
     total = None
     for folder in map(Path, shard_dirs):
         try:
@@ -438,8 +499,8 @@ def merge(batch: Batch, shard_dirs: list[Path]) -> Batch:
             raise RunError(f"{folder}: not a shard's output ({SHARD}: {exc}); pass the --out folders of grade-all --shard runs") from None
         k, n = int(info["shard"]), int(info["of"])
         if total not in (None, n) or k in parts:
-            raise RunError(f"{folder}: shard {k}/{n} does not fit with {', '.join(str(p) for p in parts.values())}")
-        total, parts[k] = n, folder
+            raise RunError(f"{folder}: shard {k}/{n} does not fit with {', '.join(str(p) for p, _ in parts.values())}")
+        total, parts[k] = n, (folder, str(info.get("csv", "grades.csv")))
         part = shard_of(sorted(set(batch.names)), k, n)
         records, damaged = read_records(folder)
         if damaged:
@@ -448,21 +509,56 @@ def merge(batch: Batch, shard_dirs: list[Path]) -> Batch:
         to_grade = [name for name in info.get("graded", part) if name in part]
         if len(done) < len(to_grade):
             raise RunError(f"{folder}: shard {k}/{n} has graded {len(done)} of its {len(to_grade)} submissions; run it again to finish")
-        found |= {name: (folder, records[name]) for name in done}
+        records_found |= {name: (folder, records[name]) for name in done}
     missing = sorted(set(range(1, (total or 0) + 1)) - set(parts))
     if missing:
         raise RunError(f"shards {', '.join(f'{k}/{total}' for k in missing)} are missing; pass the output folder of every shard")
-    prints = {json.dumps(report.fingerprint, sort_keys=True): (folder, name) for name, (folder, report) in found.items()}
-    if len(prints) > 1:
-        shown = "; ".join(f"{name} in {folder}" for folder, name in prints.values())
-        raise RunError(f"the shards were graded with different tests, recorded values or harness code (for instance {shown}); "
-                       "grade them again with the same checkout (--force) before merging")
-    for name, (folder, report) in sorted(found.items()):
+    _refuse_stale(batch, records_found, found, parts, total or 0)
+    for name, (folder, report) in sorted(records_found.items()):
         for kind in (RESULTS, RECORDS):
             write_bytes(batch.out_dir / kind / f"{name}.json", (folder / kind / f"{name}.json").read_bytes())
         batch.reports[name] = report
     _write_csv(batch)
     return batch
+
+
+def _refuse_stale(batch: Batch, records: dict[str, tuple[Path, GradeReport]], found: dict[str, Path] | None,
+                  parts: dict[int, tuple[Path, str]], total: int) -> None:
+    """Raise ``RunError`` if a rerun in this checkout would grade any of the shards' ``records`` again."""
+    what = batch.fingerprint or fingerprint.of(batch.assignment)
+    stale: dict[str, list[str]] = {}
+    for name, (_, report) in records.items():
+        if found is not None and name in found:
+            files = fingerprint.submission(found[name], batch.assignment.modules)
+        else:  # no submission to compare with: judge what grades only
+            files = {k: v for k, v in report.fingerprint.items() if k.startswith(fingerprint.FILES)}
+        changed = fingerprint.stale(report.fingerprint, {**what, **files})
+        if changed:
+            stale[name] = changed
+    if not stale:
+        return
+    kinds: dict[str, list[str]] = {}
+    for name, changed in stale.items():
+        if not records[name][1].problems:  # a job that died leaves a record without digests: the same rerun grades it
+            kinds.setdefault("the grader failed on it in the shard's run", []).append(name)
+            continue
+        for key in changed:
+            if key == fingerprint.HARNESS:
+                kinds.setdefault("the harness code, or a record older than fingerprints (every problem)", []).append(name)
+            elif key.startswith(fingerprint.FILES):
+                kinds.setdefault(f"the submission's {key.removeprefix(fingerprint.FILES)}.py", []).append(name)
+            elif key not in records[name][1].fingerprint:
+                kinds.setdefault(f"{key}: a problem the record does not have (new since)", []).append(name)
+            else:
+                kinds.setdefault(f"{key}: its tests, points or recorded values", []).append(name)
+    lines = [f"  {kind}: {len(names)} submissions ({', '.join(sorted(names)[:3])}{', ...' if len(names) > 3 else ''})"
+             for kind, names in kinds.items()]
+    shards = sorted(k for k, (folder, _) in parts.items() if any(records[name][0] == folder for name in stale))
+    commands = [f"  grade-all {batch.folder} --shard {k}/{total} --out {parts[k][0] / parts[k][1]}" for k in shards]
+    raise RunError(f"{len(stale)} of the shards' {len(records)} records are out of date for this checkout (a rerun would "
+                   "grade them again); what changed since they were graded:\n" + "\n".join(lines)
+                   + "\nGrade again what changed (a rerun into the same folder grades only that), then merge again:\n"
+                   + "\n".join(commands))
 
 
 def write_summary(batch: Batch) -> str:

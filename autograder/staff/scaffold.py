@@ -8,6 +8,7 @@ the solution markers, a public and a hidden test, one known mistake and one fair
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,8 +44,13 @@ def _prefix(module: str) -> str:
     return module.replace("_", "-")
 
 
+# The module docstring is the first thing students read in their stub (``templates`` keeps it and cuts only the
+# solution blocks), so it speaks to them; what staff need to know about the reference is in docs/authoring.md.
 REFERENCE = '''\
-"""{title}: the reference solution. Students get it with the solution cut out (``python -m autograder templates``)."""
+"""Problem {number}: {title}.
+
+Write each function below as the statement (README.md) says: what it takes, what it returns, and what it means.
+``python -m autograder check`` runs the public tests on your code."""
 
 import torch
 
@@ -136,11 +142,22 @@ def _call_limit(assignment: manifest.Assignment) -> tuple[float | None, str]:
     room = time_rules.room_for_a_problem(assignment)
     if default is not None and room >= default:
         return None, ""
+    wanted = default if default is not None else DEFAULT_CALL_SECONDS
     if room > 0:
-        return min(room, DEFAULT_CALL_SECONDS), (f"its call limit is {min(room, DEFAULT_CALL_SECONDS):g} s, the most the time "
-                                                 "rules leave for one more problem (`python -m autograder config`)")
+        limit = min(room, DEFAULT_CALL_SECONDS)
+        return limit, (f"its call limit is {limit:g} s, the most the time rules leave for one more problem (`python -m "
+                       f"autograder config`); {_room_for(assignment, wanted - limit)} to give it {wanted:g} s")
     return DEFAULT_CALL_SECONDS, ("the time rules leave no room for one more problem: `validate` and `build` will say "
                                   "which limits to change")
+
+
+def _room_for(assignment: manifest.Assignment, seconds: float) -> str:
+    """What makes room for ``seconds`` more of one problem's call limit: the time bound grows by (BUDGET_FACTOR + 1)
+    times as much, so take that off the other problems' limits, or raise the timeout to hold it."""
+    bound = seconds * (time_rules.BUDGET_FACTOR + 1)
+    minutes = math.ceil((time_rules.deadline_seconds(assignment) + bound) / time_rules.DEADLINE_FRACTION / 60)
+    return (f"take {seconds:g} s off the other problems' call limits together, or raise gradescope.timeout_minutes in "
+            f"assignment.yaml to {minutes} (and the autograder timeout on Gradescope, whose default is 10 minutes)")
 
 
 def _default_call_seconds() -> float | None:
@@ -177,7 +194,7 @@ def create(module: str) -> Scaffold:
         raise ScaffoldError(f"{module!r} exists already: {', '.join(str(p) for p in taken) or 'listed in assignment.yaml'}")
     seconds, note = _call_limit(assignment)
     title = _title(module)
-    reference = REFERENCE.format(title=title)
+    reference = REFERENCE.format(title=title, number=len(assignment.problems) + 1)
     files = {
         folder / "problem.yaml": PROBLEM.format(title=title) + (LIMIT.format(seconds=seconds) if seconds is not None else ""),
         folder / "README.md": README.format(title=title, module=module),

@@ -133,7 +133,7 @@ def test_otter_run_grades_a_submission_holding_an_otter_log_folder_as_grade_does
 @pytest.mark.parametrize("shape", ["second_notebook", "file_named_tests"])
 def test_what_otter_itself_cannot_take_otter_refuses_and_grade_grades(autograder_zip, tmp_path, shape):
     """otter chooses the one notebook to run and replaces the tests folder before any plugin starts: a submission with a
-    notebook of its own, or a file named ``tests``, stops in otter's own code (README: "What otter itself cannot
+    notebook of its own, or a file named ``tests``, stops in otter's own code (docs/gradescope.md: "What otter itself cannot
     take"); ``grade``, like Gradescope's run_autograder, grades it as any other."""
     folder = reference_submission(tmp_path / "sub")
     if shape == "second_notebook":

@@ -178,3 +178,13 @@ def test_a_truncated_export_is_called_damaged(tmp_path):
     (tmp_path / "cut.zip").write_bytes(whole[: len(whole) // 2])
     with pytest.raises(ExportError, match=r"cut\.zip is a damaged zip .*download the export again"):
         gradescope_export.read(tmp_path / "cut.zip")
+
+
+def test_a_damaged_deflated_metadata_member_is_could_not_read_download_again(tmp_path):
+    from tests.helpers import damage_deflated, zip_bytes
+
+    data = zip_bytes({"submission_metadata.yml": METADATA, "submission_1/qkv_arithmetic.py": "# one\n"})
+    (tmp_path / "export.zip").write_bytes(damage_deflated(data, "submission_metadata.yml"))
+    with pytest.raises(ExportError, match=r"export\.zip is not a readable zip \(Error -3 while decompressing data.*\); "
+                                          r"download the export again"):
+        gradescope_export.read(tmp_path / "export.zip")

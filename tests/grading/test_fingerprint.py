@@ -92,3 +92,27 @@ def test_recorded_calls_in_another_order_or_other_mistake_outputs_are_the_same_v
     with_mistake.output = ({"t": "float", "v": 12345.0}, [])
     index, arrays = store.save(tmp_path / "other_reference_output")
     assert fingerprint.problem(problem) != before
+
+
+def test_a_submissions_digests_follow_each_modules_file(tmp_path):
+    modules = ["qkv_arithmetic", "complexity"]
+    (tmp_path / "qkv_arithmetic.py").write_text("x = 1\n")
+    first = fingerprint.submission(tmp_path, modules)
+    assert set(first) == {"files:qkv_arithmetic", "files:complexity"} and first == fingerprint.submission(tmp_path, modules)
+    (tmp_path / "Complexity.py").write_text("y = 2\n")  # a near-miss name: the module is still missing, with another reason
+    (tmp_path / "notes.txt").write_text("never read")
+    renamed = fingerprint.submission(tmp_path, modules)
+    assert renamed["files:qkv_arithmetic"] == first["files:qkv_arithmetic"] and renamed["files:complexity"] != first["files:complexity"]
+    (tmp_path / "qkv_arithmetic.py").write_text("x = 2\n")
+    assert fingerprint.submission(tmp_path, modules)["files:qkv_arithmetic"] != first["files:qkv_arithmetic"]
+    assert fingerprint.problems_of(["complexity", "files:qkv_arithmetic", "files:complexity"]) == ["complexity", "qkv_arithmetic"]
+
+
+def test_an_unreadable_submission_has_the_same_digests_wherever_it_is(tmp_path):
+    """Shards graded on other machines hold the export elsewhere: its place is no part of what the student sent."""
+    digests = []
+    for where in ("a", "b/c"):
+        (tmp_path / where).mkdir(parents=True)
+        (tmp_path / where / "broken.zip").write_bytes(b"PK\x03\x04 cut short")
+        digests.append(fingerprint.submission(tmp_path / where / "broken.zip" / "submission_1", ["qkv_arithmetic"]))
+    assert digests[0] == digests[1]

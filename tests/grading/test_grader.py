@@ -45,6 +45,21 @@ def test_the_grading_process_never_imports_torch(tmp_path):
     assert proc.stdout.split() == ["40.0", "40.0", "False"], proc.stdout
 
 
+def test_what_the_code_prints_in_hidden_tests_is_kept_for_staff_and_only_measured_for_the_student(assignment, tmp_path):
+    # print(Q.tolist()) in every call: a hidden test's inputs would reach the student through the printed output.
+    source = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + (
+        "\n\n_honest = argmax_attention\n\n"
+        "def argmax_attention(Q, K, V):\n    print('inputs', Q.tolist())\n    return _honest(Q, K, V)\n")
+    printing = reference_submission(tmp_path / "printing", replace={"qkv_arithmetic": source})
+    (problem,) = grader.grade(printing, assignment, modules=["qkv_arithmetic"]).problems
+    hidden = {t.name for t in problem.tests if t.hidden}
+    assert problem.hidden_printed and set(problem.hidden_printed) <= hidden, (problem.hidden_printed, hidden)
+    shown = [line for line in problem.output.splitlines() if line.startswith("inputs")]
+    kept = [line for line in problem.staff_output.splitlines() if line.startswith("inputs")]
+    assert shown and len(shown) < len(kept) and set(shown) <= set(kept)
+    assert all(size > 0 for size in problem.hidden_printed.values())
+
+
 def test_a_missing_record_costs_only_the_tests_that_needed_it_and_every_other_problem_is_graded(assignment, monkeypatch):
     # Records out of sync with the tests in two problems (one in the middle of the run): those tests cannot be judged,
     # staff are told it is the grader's fault, and every other test of every problem is graded as usual.
@@ -67,18 +82,3 @@ def test_a_missing_record_costs_only_the_tests_that_needed_it_and_every_other_pr
             assert not failed and problem.points == problem.max_points, [(t.name, t.message) for t in failed]
     assert report.grader_faults and all(t.problem in {m for m, _ in unrecorded} for t in report.grader_faults)
     assert grader.fault_notes(report) and set(grader.fault_notes(report)) <= set(report.staff_notes)
-
-
-def test_what_the_code_prints_in_hidden_tests_is_kept_for_staff_and_only_measured_for_the_student(assignment, tmp_path):
-    # print(Q.tolist()) in every call: a hidden test's inputs would reach the student through the printed output.
-    source = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + (
-        "\n\n_honest = argmax_attention\n\n"
-        "def argmax_attention(Q, K, V):\n    print('inputs', Q.tolist())\n    return _honest(Q, K, V)\n")
-    printing = reference_submission(tmp_path / "printing", replace={"qkv_arithmetic": source})
-    (problem,) = grader.grade(printing, assignment, modules=["qkv_arithmetic"]).problems
-    hidden = {t.name for t in problem.tests if t.hidden}
-    assert problem.hidden_printed and set(problem.hidden_printed) <= hidden, (problem.hidden_printed, hidden)
-    shown = [line for line in problem.output.splitlines() if line.startswith("inputs")]
-    kept = [line for line in problem.staff_output.splitlines() if line.startswith("inputs")]
-    assert shown and len(shown) < len(kept) and set(shown) <= set(kept)
-    assert all(size > 0 for size in problem.hidden_printed.values())

@@ -8,7 +8,8 @@ import zipfile
 import pytest
 
 from autograder.grading import submission
-from tests.helpers import zip_bytes
+from autograder.model import scores
+from tests.helpers import damage_deflated, zip_bytes
 
 MODULES = ["qkv_arithmetic", "complexity"]
 SOURCES = {f"{m}.py": f"# {m}\n".encode() for m in MODULES}
@@ -133,6 +134,7 @@ def test_a_name_found_twice_is_refused_with_both_paths(tmp_path):
     located = submission.locate(folder, MODULES)
     assert located.sources == {"complexity": b"# c\n"} and located.missing == []
     assert "qkv_arithmetic.py was found 2 times (qkv_arithmetic.py, old/qkv_arithmetic.py)" in located.problems["qkv_arithmetic"]
+    assert located.kind("qkv_arithmetic") == scores.PACKAGING  # the student's packaging, not a file damaged in transit
 
 
 def test_near_miss_names_are_named_with_their_likely_meaning_and_never_cut_from_the_ignored_list(tmp_path):
@@ -168,3 +170,19 @@ def test_names_the_submission_holds_are_listed_as_valid_inert_text(tmp_path):
     (listed,) = located.ignored
     listed.encode("utf-8")
     assert listed == "\\udcff\\x1b[2Jnotes.txt", listed
+
+
+def test_a_damaged_deflated_module_is_unreadable_never_an_exception(tmp_path):
+    (tmp_path / "sub.zip").write_bytes(damage_deflated(zip_bytes(SOURCES), "qkv_arithmetic.py"))
+    located = submission.locate(tmp_path / "sub.zip", MODULES)
+    assert located.sources == {"complexity": b"# complexity\n"}
+    assert "could not be read: it Error -3 while decompressing data" in located.problems["qkv_arithmetic"]
+    assert located.kind("qkv_arithmetic") == scores.UNREADABLE
+
+
+def test_why_a_module_is_not_read_is_a_kind_the_students_packaging_apart_from_damage(tmp_path):
+    (tmp_path / "elsewhere.py").write_bytes(b"# q\n")
+    os.symlink(tmp_path / "elsewhere.py", tmp_path / "qkv_arithmetic.py")  # a link, as submitted
+    (tmp_path / "Complexity (1).py").write_bytes(b"# c\n")
+    located = submission.locate(tmp_path, [*MODULES, "shift_matrix"])
+    assert [located.kind(m) for m in (*MODULES, "shift_matrix")] == [scores.PACKAGING, scores.MISNAMED, scores.MISSING]

@@ -72,6 +72,18 @@ def test_needs_attention_lists_zero_ungraded_unreadable_and_timed_out_with_the_r
     assert found["zero"].reasons == ("scored 0",) and found["zero"].students == "Zed"
 
 
+def test_needs_attention_lists_a_problem_lost_to_packaging_with_the_reason():
+    named = {}
+    for kind, status in ((scores.MISNAMED, "q.py was not found; did you mean q (1).py? Rename it to q.py"),
+                         (scores.PACKAGING, "q.py was found 2 times (a/q.py, q.py)"), (scores.IMPORT_FAILED, "SyntaxError: bad")):
+        named[kind] = make_report(kind, {"p": [("t1", 1, True)], "q": [("u", 1, False)]})
+        named[kind].problems[1].kind, named[kind].problems[1].status = kind, status
+    found = {a.submission: a.reasons for a in class_stats.needs_attention(named)}
+    assert found == {scores.MISNAMED: ("q: q.py was not found; did you mean q (1).py? Rename it to q.py",),
+                     scores.PACKAGING: ("q: q.py was found 2 times (a/q.py, q.py)",),
+                     scores.IMPORT_FAILED: ("q could not be imported: SyntaxError: bad",)}
+
+
 def test_needs_attention_asks_for_a_rerun_where_the_machine_was_too_busy_or_slow():
     crowded = make_report("crowded", {"p": [("t1", 1, False)], "q": [("u", 1, False), ("v", 1, True)]})
     crowded.problems[0].tests[0].failure, crowded.problems[1].tests[0].failure = "busy", "deadline"

@@ -5,7 +5,7 @@ import io
 
 from autograder.model import scores
 from autograder.model.roster import Entry, Student
-from autograder.reports import csv_report
+from autograder.reports import class_stats, csv_report
 from tests.helpers import make_report
 
 MODULES = ["qkv_arithmetic", "complexity"]
@@ -40,12 +40,37 @@ def test_an_export_has_a_row_per_student_and_explains_every_gap():
 
 def test_status_names_what_went_wrong():
     broken = make_report("x", {}, notes=("grader error: RuntimeError: boom",))
-    assert csv_report.status(broken) == "grader error: RuntimeError: boom"
+    assert csv_report.status(broken) == "not graded: the grader failed (grader error: RuntimeError: boom)"
     partial = make_report("y", {"qkv_arithmetic": [("a", 1, True)], "complexity": [("c", 1, False)]})
     partial.problems[1].status, partial.problems[1].kind = "complexity.py was not found in the submission", scores.MISSING
     assert csv_report.status(partial) == "missing complexity.py"
     partial.problems[1].kind = scores.UNREADABLE  # the kind decides, never the words
-    assert csv_report.status(partial) == "could not read: complexity: complexity.py was not found in the submission"
+    assert csv_report.status(partial) == "could not read complexity: complexity.py was not found in the submission"
+
+
+def test_the_status_says_what_the_summary_lists_for_every_kind_of_trouble():
+    """A status that says "ok" for a submission the summary lists under "needs attention" misleads whoever reads the CSV."""
+    def one(kind="", status="", failure="", passed=True):
+        report = make_report("s", {"qkv_arithmetic": [("a", 1, True)], "complexity": [("c", 1, passed)]})
+        if kind:
+            report.problems[1].kind, report.problems[1].status = kind, status
+        report.problems[1].tests[0].failure = failure
+        return report
+
+    timed = one(failure="timeout", passed=False)
+    assert csv_report.status(timed) == "timed out: complexity (1 test)"
+    twice = one(scores.PACKAGING, "complexity.py was found 2 times (a/complexity.py, complexity.py); keep exactly one", passed=False)
+    assert csv_report.status(twice) == "complexity: complexity.py was found 2 times (a/complexity.py, complexity.py); keep exactly one"
+    misnamed = one(scores.MISNAMED, "complexity.py was not found in the submission; did you mean Complexity.py? Rename it", passed=False)
+    assert csv_report.status(misnamed) == ("complexity: complexity.py was not found in the submission; did you mean Complexity.py? "
+                                           "Rename it")
+    syntax = one(scores.IMPORT_FAILED, "SyntaxError: invalid syntax (complexity.py, line 3)", passed=False)
+    assert csv_report.status(syntax) == "complexity could not be imported: SyntaxError: invalid syntax (complexity.py, line 3)"
+    for report in (timed, twice, misnamed, syntax, make_report("x", {}, notes=("grader error: boom",))):
+        listed = class_stats.needs_attention({"s": report})
+        assert listed and "; ".join(listed[0].reasons) == csv_report.status(report)
+    for fine in (one(), one(passed=False)):  # a failed test is a score, not trouble
+        assert csv_report.status(fine) == "ok" and class_stats.needs_attention({"s": fine}) == []
 
 
 def test_formula_cells_are_neutralised_and_every_value_survives_a_csv_reader():

@@ -20,3 +20,15 @@ def test_pngs_of_totals_and_one_panel_per_problem():
 def test_no_matplotlib_no_plot(monkeypatch):
     monkeypatch.setattr(plots, "_pyplot", lambda: None)
     assert plots.totals_png(REPORTS) is None and plots.problems_png(REPORTS, ["p"]) is None
+
+
+def test_a_handful_of_partial_scores_is_visible_beside_hundreds_of_full_marks():
+    import matplotlib.pyplot as plt
+
+    many = [make_report(str(i), {"p": [("t", 3, True), ("u", 2, i >= 3)]}) for i in range(253)]  # 3 partial, 250 full
+    for fig in (plots.problems_figure(many, ["p"]), plots.totals_figure(many)):
+        ax = fig.axes[0]
+        assert ax.get_yscale() == "log"
+        labels = [t.get_text() for t in ax.texts if t.get_text()]
+        assert labels == ["3", "250"], labels  # each bar's count is written on it
+        plt.close(fig)

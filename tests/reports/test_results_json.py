@@ -48,3 +48,13 @@ def test_a_problem_that_printed_only_in_hidden_tests_still_says_so():
     problem.output, problem.hidden_printed = "", {"hidden_one": 30 << 10}
     entry = results_json.to_results(report)["tests"][-1]
     assert entry["name"].endswith("output printed by your code") and "hidden_one (30 KB)" in entry["output"]
+
+
+def test_the_printed_entry_stays_within_its_limit_with_many_hidden_tests_and_a_flood():
+    report = report_with_hidden_test_and_output()
+    problem = report.problems[0]
+    problem.output = "x" * 50_000 + "\nthe last public line\n"
+    problem.hidden_printed = {f"hidden_test_number_{i}_with_a_long_descriptive_name": 1256 for i in range(40)}
+    entry = results_json.to_results(report)["tests"][-1]
+    assert len(entry["output"]) <= results_json.OUTPUT_LIMIT, len(entry["output"])
+    assert "the last public line" in entry["output"] and "and 20 more (24 KB in all)" in entry["output"]

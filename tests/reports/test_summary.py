@@ -21,9 +21,10 @@ def test_every_section_counts_from_the_records():
         "p                              1.33     1.00    33%      3",
         "TOTAL                          1.33     1.00    33%      3"]
     assert section(text, "Tests passed")[1:] == ["  p", "      33%     1/3     t2 (2 pt)", "      67%     2/3     t1 (1 pt)"]
-    assert section(text, "Known mistakes")[1:] == ["  p", f"        2  m1: {'x' * 97}...", "        1  m2"]
+    assert section(text, "Known mistakes")[1:] == ["  p", f"        2  m1: {'x' * 97}...", "           in: alice, bob",
+                                                   "        1  m2", "           in: bob"]
     assert section(text, "Scores per problem")[1:] == ["  p                          0: 1   1: 1   3: 1"]
-    assert section(text, "Slowest to grade")[1:] == ["       7.2 s  bob  ok", "       2.5 s  alice  ok", "       0.5 s  cy  ok"]
+    assert section(text, "Slowest to grade")[1:] == ["       7.2 s  bob  scored 0", "       2.5 s  alice  ok", "       0.5 s  cy  ok"]
 
 
 def test_no_mistake_and_no_submission_are_said_so():

@@ -80,3 +80,26 @@ def test_needs_attention_names_each_submission_with_its_reason_escaped():
     assert by_name["sub_1"] == ("&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;", "0", "scored 0")
     assert by_name["sub_&lt;b&gt;"][0] == "Bo &amp; &lt;i&gt;Co&lt;/i&gt;" and by_name["sub_&lt;b&gt;"][2].startswith(
         "not graded: the grader failed (grader error: &lt;script&gt;")
+
+
+def test_the_lowest_passing_tests_come_first_and_every_problems_tests_are_collapsed():
+    text = page(pngs={})
+    section = text.split("<h2>Tests passed</h2>")[1].split("<h2>")[0]
+    lowest, collapsed = section.split('<table class="lowest">')[1].split("</table>", 1)
+    # t1 passes for even i (6/12), t2 for multiples of 3 (4/12), c1 for multiples of 4 (3/12): lowest first
+    assert re.findall(r"<td>(\w+)</td><td>(\w+)</td>", lowest) == [("complexity", "c1"), ("qkv_arithmetic", "t2"),
+                                                                   ("qkv_arithmetic", "t1")]
+    assert collapsed.count("<details><summary>") == 2 and "<details open" not in collapsed
+    assert "<summary>qkv_arithmetic: 2 tests, lowest 33%</summary>" in collapsed
+
+
+def test_each_known_mistake_lists_its_submissions_and_columns_fit():
+    text = page(pngs={})
+    mistakes = text.split("<h2>Known mistakes</h2>")[1].split("<h2>")[0]
+    # scale_ignored showed where t2 failed: i not a multiple of 3
+    names = ", ".join(sorted(f"sub_{i}" for i in range(12) if i % 3))
+    assert f"<details><summary>8 listed</summary>{names}</details>" in mistakes
+    assert '<td class="hint">hint &lt;script&gt;' in mistakes
+    style = text.split("<style>")[1].split("</style>")[0]
+    assert re.search(r"td\.n \{[^}]*white-space: nowrap", style) and re.search(r"td\.hint \{[^}]*min-width: \d+em", style)
+    assert '<td class="n">11.0 s</td>' in text  # the slowest's times: a number cell, which never wraps

@@ -77,3 +77,16 @@ def test_formula_cells_are_neutralised_and_read_back_intact():
     rows = list(csv.reader(io.StringIO(upload_csv.render(upload_csv.build(reports, roster)))))
     assert [r[0] for r in rows[1:]] == ["'" + n for n in names[:-1]] + [names[-1]]
     assert all(r[3] == "1" for r in rows[1:])
+
+
+def test_one_upload_rule_the_students_packaging_is_uploaded_what_the_download_broke_is_left_out():
+    kinds = {"dup": scores.PACKAGING, "misnamed": scores.MISNAMED, "syntax": scores.IMPORT_FAILED, "missing": scores.MISSING,
+             "damaged": scores.UNREADABLE}
+    reports = {}
+    for name, kind in kinds.items():
+        reports[name] = make_report(name, {"m": [("a", 5, True)], "n": [("b", 3, False)]})
+        reports[name].problems[1].kind, reports[name].problems[1].status = kind, f"n.py: {kind}"
+    roster = {name: Entry((Student(name, str(i), f"{name}@x"),)) for i, name in enumerate(kinds)}
+    upload = upload_csv.build(reports, roster)
+    assert [row[0] for row in upload.rows] == ["dup", "misnamed", "missing", "syntax"] and {row[3] for row in upload.rows} == {"5"}
+    assert upload.left_out == ["damaged: could not read n: n.py: unreadable; ask the student for the file, or download the export again"]

@@ -132,3 +132,35 @@ def test_a_box_carries_the_worker_s_bytecode_and_the_worker_loads_it():
         assert f"code object from '{box.worker / '__pycache__'}/wire." in proc.stderr
     finally:
         box.remove()
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_only_the_boxes_of_dead_processes_are_removed(tmp_path, monkeypatch):
+    """kill -9 of a run skips every cleanup: its boxes (students' modules) stay in the temporary folder until the next
+    run removes them. A live process's box, or a box whose name does not say its process, is never touched."""
+    monkeypatch.setattr(runtime.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(runtime, "TMP_FOLDERS", ())
+    live = runtime.Box.create()
+    assert live.root.parent == tmp_path and live.root.name.startswith(f"{runtime.BOX_PREFIX}{os.getpid()}-")
+    dead = tmp_path / f"{runtime.BOX_PREFIX}{dead_pid()}-x1y2"
+    (dead / "submissions" / "s").mkdir(parents=True)
+    (dead / "submissions" / "s" / "qkv_arithmetic.py").write_text("# a student's module\n")
+    os.chmod(dead / "submissions", 0o000)  # locked by the student's code: removed all the same
+    zombie = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    zombie.kill()  # not waited for: a zombie, as a killed job whose parent died too stays where nothing reaps it
+    while open(f"/proc/{zombie.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+        pass
+    undead = tmp_path / f"{runtime.BOX_PREFIX}{zombie.pid}-z0mb1e"
+    undead.mkdir()
+    unknown = [tmp_path / f"{runtime.BOX_PREFIX}{name}" for name in ("abc123", "12345678")]  # made before names held a pid
+    for folder in unknown:
+        folder.mkdir()
+    assert sorted(runtime.remove_dead_boxes()) == sorted([dead, undead])
+    assert not dead.exists() and live.root.is_dir() and all(folder.is_dir() for folder in unknown)
+    zombie.wait()
+    live.remove()

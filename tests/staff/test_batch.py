@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ import yaml
 
 from autograder.model import manifest, paths, scores
 from autograder.staff import batch
-from tests.helpers import make_report, one_problem_root, reference_submission, zip_bytes, zip_folder
+from tests.helpers import damage_deflated, make_report, one_problem_root, reference_submission, zip_bytes, zip_folder
 
 
 def make_dir(root, modules):
@@ -59,8 +60,9 @@ def test_grade_all_command_rows_statuses_and_resume(tmp_path, assignment):
     for module in assignment.modules:
         assert rows["ref"][module] == f"{assignment.problem(module).points:g}"
         assert rows["stub"][module] == "0"
-    assert rows["stub"]["total"] == "0" and rows["stub"]["status"] == "ok"
-    assert rows["empty"]["total"] == "0" and rows["empty"]["status"] == "no module file found"
+    # the status is what the summary's "needs attention" says of the submission
+    assert rows["stub"]["total"] == "0" and rows["stub"]["status"] == "scored 0"
+    assert rows["empty"]["total"] == "0" and rows["empty"]["status"] == "scored 0: no module file found"
     assert rows["notes.txt"]["total"] == "0" and "neither a folder nor a .zip" in rows["notes.txt"]["status"]
     for name in rows:
         results = json.loads((out.parent / "results" / f"{name}.json").read_text())
@@ -187,7 +189,7 @@ def fake_grade(path, assignment=None, session=None, tests=None, modules=None, **
         result = scores.ProblemResult(problem.module, problem.title)
         if source is None:
             result.status = located.problems[problem.module]
-            result.kind = scores.MISSING if problem.module in located.missing else scores.UNREADABLE
+            result.kind = located.kind(problem.module)
         good = source is not None and GOOD.encode() in source
         result.tests = [scores.TestResult(problem.module, s.name, s.points, s.hidden, good or (source is not None and i % 2 == 0))
                         for i, s in enumerate(specs)]
@@ -233,7 +235,9 @@ def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_pat
     first = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
     assert len(first.graded) == 6 and first.stale == {}
     current = dict(first.fingerprint)
-    assert all(r["fingerprint"] == current for r in records_of(out).values()) and set(current) == {"qkv_arithmetic", "complexity", "harness"}
+    assert set(current) == {"qkv_arithmetic", "complexity", "harness"}
+    for name, record in records_of(out).items():
+        assert record["fingerprint"] == current | batch.fingerprint.submission(subs / name, two.modules)
     assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
 
     real = batch.fingerprint.of
@@ -241,7 +245,8 @@ def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_pat
     before = records_of(out)
     again = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
     assert sorted(again.graded) == sorted(first.graded) and set(map(tuple, again.stale.values())) == {("complexity",)}
-    assert batch.stale_summary(again).startswith("6 earlier records were graded with other tests") and "complexity (6)" in batch.stale_summary(again)
+    assert batch.stale_summary(again) == ("6 earlier records were graded with other tests, points, recorded values or harness "
+                                          "code: graded again what changed: complexity (6)")
     after = records_of(out)
     for name, record in after.items():
         assert record["notes"] == ["graded ['complexity']"] and record["fingerprint"]["complexity"] == "changed"
@@ -346,8 +351,8 @@ def test_three_shards_merged_equal_one_run_and_shards_of_other_tests_are_refused
              for k, out in enumerate(shards, 1)]
     assert sorted(sum(parts, [])) == sorted(f"submission_{100 + i}" for i in range(9)) and all(len(p) == 3 for p in parts)
     merged_out = tmp_path / "merged" / "grades.csv"
-    opened, _ = batch.open_batch(export, merged_out, small, check=False)
-    finish(batch.merge(opened, [s.parent for s in reversed(shards)]))
+    opened, found = batch.open_batch(export, merged_out, small, check=False)
+    finish(batch.merge(opened, [s.parent for s in reversed(shards)], found))
     assert outputs(merged_out) == outputs(single)
 
     opened, _ = batch.open_batch(export, tmp_path / "m2" / "grades.csv", small, check=False)
@@ -357,9 +362,46 @@ def test_three_shards_merged_equal_one_run_and_shards_of_other_tests_are_refused
     data = json.loads(record.read_text())
     data["fingerprint"]["qkv_arithmetic"] = "graded with other tests"
     record.write_text(json.dumps(data))
-    with pytest.raises(batch.RunError, match=r"graded with different tests, recorded values or harness code"):
+    with pytest.raises(batch.RunError, match=rf"1 of the shards' 9 records are out of date for this checkout .*\n"
+                                             rf"  qkv_arithmetic: its tests, points or recorded values: 1 submissions \({record.stem}\)\n"
+                                             rf"Grade again what changed .*\n  grade-all {export} --shard 2/3 --out {shards[1]}$"):
         batch.merge(opened, [s.parent for s in shards])
     assert not (tmp_path / "m2").exists()
+
+
+def test_a_merge_refuses_shards_this_checkout_would_grade_again(tmp_path, fake, monkeypatch):
+    """Every shard graded alike, but before a test's points changed, or a problem was added, or a file was replaced."""
+    small = one_problem(tmp_path)
+    export = fake_export(tmp_path / "export.zip")
+    shards = [tmp_path / f"shard{k}" / "grades.csv" for k in (1, 2)]
+    for k, out in enumerate(shards, 1):
+        batch.grade_all(export, out, jobs=1, assignment=small, stream=io.StringIO(), shard=(k, 2))
+    real = batch.fingerprint.of
+
+    def merged(name, found=True):
+        opened, present = batch.open_batch(export, tmp_path / name / "grades.csv", small, check=False)
+        return batch.merge(opened, [s.parent for s in shards], present if found else None)
+
+    assert len(merged("fine").reports) == 9
+    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), qkv_arithmetic="its points changed"))
+    with pytest.raises(batch.RunError, match=r"9 of the shards' 9 records are out of date(.|\n)*qkv_arithmetic: its tests, points "
+                                             r"or recorded values: 9 submissions(.|\n)*--shard 1/2(.|\n)*--shard 2/2"):
+        merged("points")
+    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), new_problem="5 points"))
+    with pytest.raises(batch.RunError, match=r"new_problem: a problem the record does not have \(new since\): 9 submissions"):
+        merged("new")
+    assert not (tmp_path / "points").exists() and not (tmp_path / "new").exists()
+    monkeypatch.setattr(batch.fingerprint, "of", real)
+    with zipfile.ZipFile(export, "a") as zf, pytest.warns(UserWarning, match="Duplicate name"):
+        zf.writestr("export/submission_100/qkv_arithmetic.py", GOOD)  # replaced after its shard graded it: the last copy is read
+    with pytest.raises(batch.RunError, match=r"the submission's qkv_arithmetic.py: 1 submissions \(submission_100\)"
+                                             r"(.|\n)*--shard 1/2 --out"):
+        merged("files")
+    assert len(merged("without files", found=False).reports) == 9  # no submission to compare: what grades is judged
+    record = shards[0].parent / "records" / "submission_102.json"  # a job that died: no problems, no digests
+    record.write_text(json.dumps(dict(json.loads(record.read_text()), problems=[], fingerprint={})))
+    with pytest.raises(batch.RunError, match=r"the grader failed on it in the shard's run: 1 submissions \(submission_102\)"):
+        merged("died", found=False)
 
 
 def test_the_upload_takes_each_students_latest_submission(tmp_path, fake):
@@ -408,3 +450,75 @@ def test_a_submission_the_grader_failed_on_is_graded_again_by_a_rerun(tmp_path, 
     again = batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
     assert again.graded == ["s1"] and again.reports["s1"].problems
     assert batch.stale_summary(again) == "1 submissions the grader had failed on in an earlier run: graded again"
+
+
+def test_a_rerun_grades_again_the_modules_whose_files_changed_and_says_so_before_grading(tmp_path, fake):
+    two = two_problems(tmp_path)
+    subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
+    batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    before = records_of(out)
+    assert before["s0"]["problems"][0]["tests"][1]["passed"] is False  # s0's qkv_arithmetic holds the wrong answer
+    (subs / "s0" / "qkv_arithmetic.py").write_text(GOOD)  # the solution copied in
+    (subs / "s1" / "complexity.py").rename(subs / "s1" / "complexity (1).py")  # a file renamed counts as a change too
+    stream = io.StringIO()
+    again = batch.grade_all(subs, out, assignment=two, stream=stream)
+    assert sorted(again.graded) == ["s0", "s1"]
+    assert again.stale == {"s0": ["files:qkv_arithmetic"], "s1": ["files:complexity"]}
+    after = records_of(out)
+    assert after["s0"]["notes"] == ["graded ['qkv_arithmetic']"] and all(t["passed"] for t in after["s0"]["problems"][0]["tests"])
+    assert after["s0"]["problems"][1] == before["s0"]["problems"][1]  # complexity kept as it was
+    assert after["s1"]["problems"][1]["kind"] == scores.MISNAMED
+    said = stream.getvalue()
+    assert said.splitlines()[:2] == [
+        "resuming: 4 of 6 submissions already graded by an earlier run are kept; grading 2",
+        "2 submissions' files changed since their record: graded again the problems whose module changed: "
+        "qkv_arithmetic (1), complexity (1)"]
+    assert said.index("files changed") < said.index("[1/2]")  # before the progress
+    assert batch.done_line(again) == ("graded 2 now (2 of them in part: 2 problems graded again, 2 problems kept from "
+                                      "earlier runs), 4 from earlier runs")
+    assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
+
+
+def test_one_upload_rule_packaging_costs_the_problem_damage_is_left_out_and_the_status_agrees(tmp_path, fake):
+    """A module found twice is the student's packaging: its problem scores 0 and the rest is uploaded. A member the
+    download damaged (deflate error) cannot be read: listed, left out of the upload, never a grader error."""
+    two = two_problems(tmp_path)
+    files, entries = {}, []
+    for i in range(4):
+        name = f"submission_{i}"
+        files |= {f"{name}/qkv_arithmetic.py": GOOD, f"{name}/complexity.py": GOOD}
+        entries.append(f"{name}:\n  :submitters:\n  - :name: S{i}\n    :sid: '{i}'\n    :email: s{i}@x\n")
+    files["submission_1/copy/complexity.py"] = GOOD  # found twice
+    files["submission_2/Complexity (1).py"] = files.pop("submission_2/complexity.py")  # misnamed
+    files["submission_metadata.yml"] = "".join(entries)
+    export = tmp_path / "export.zip"
+    export.write_bytes(damage_deflated(zip_bytes(files), "submission_3/complexity.py"))
+    out = tmp_path / "out" / "grades.csv"
+    done = batch.grade_all(export, out, assignment=two, stream=io.StringIO())
+    upload = batch.write_upload(done)
+    rows = {r["submission"]: r for r in read_csv(out)}
+    assert rows["submission_0"]["status"] == "ok"
+    assert rows["submission_1"]["status"].startswith("complexity: complexity.py was found 2 times (complexity.py, copy/complexity.py)")
+    assert rows["submission_2"]["status"].startswith("complexity: complexity.py was not found in the submission; did you mean "
+                                                     "Complexity (1).py?")
+    assert rows["submission_3"]["status"].startswith("could not read complexity: complexity.py could not be read: it Error -3 "
+                                                     "while decompressing data")
+    kept = f"{two.problem('qkv_arithmetic').points:g}"  # the problem not lost to packaging
+    assert [r[1] for r in upload.rows] == ["0", "1", "2"] and [r[3] for r in upload.rows][1:] == [kept, kept]
+    assert len(upload.left_out) == 1 and upload.left_out[0].startswith("submission_3: could not read complexity") \
+        and upload.left_out[0].endswith("download the export again")
+    attention = {a.submission: "; ".join(a.reasons) for a in batch.summary.class_stats.needs_attention(done.reports, done.roster)}
+    assert attention == {name: rows[name]["status"] for name in ("submission_1", "submission_2", "submission_3")}
+
+
+def test_a_run_removes_the_sandbox_folders_a_killed_run_left(tmp_path, fake, monkeypatch):
+    from tests.sandbox.test_runtime import dead_pid
+
+    temp = tmp_path / "tmp"
+    (temp / f"autograder-box-{dead_pid()}-k9" / "submissions").mkdir(parents=True)
+    monkeypatch.setattr(batch.runtime.tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(batch.runtime, "TMP_FOLDERS", ())
+    stream = io.StringIO()
+    batch.grade_all(fake_folder(tmp_path), tmp_path / "out" / "grades.csv", assignment=one_problem(tmp_path), stream=stream)
+    assert stream.getvalue().splitlines()[0] == f"removed 1 sandbox folders (students' modules) a killed run left in {temp}"
+    assert list(temp.iterdir()) == []

@@ -113,6 +113,16 @@ def test_the_scaffold_validates_as_it_stands_in_its_files(tmp_path):
     assert list((folder / "mistakes").glob("*.py")) and list((folder / "fair").glob("*.py"))
     reference = (root / "reference" / f"{NEW}.py").read_text()
     assert "# BEGIN SOLUTION" in reference and "# END SOLUTION" in reference
+    # The stub's docstring is written for the students who read it, never the staff's word on the reference.
+    stub = (root / "student_template" / f"{NEW}.py").read_text()
+    docstring = stub.split('"""')[1]
+    assert docstring.startswith(f"Problem {len(assignment.modules)}: Multi query attention.") and "python -m autograder check" in docstring
+    assert "reference" not in docstring.lower() and "solution" not in docstring.lower()
+    # Its call limit is what the time rules leave; the note says what to change to give it the default.
+    limit = problem.limits.call_seconds
+    assert limit < 5 and (f"note: its call limit is {limit:g} s, the most the time rules leave for one more problem"
+                          in proc.stdout), proc.stdout
+    assert "raise gradescope.timeout_minutes in assignment.yaml to 11" in proc.stdout and "to give it 5 s" in proc.stdout
     assert f"## {NEW}" in (root / "docs" / "spec_coverage.md").read_text()
     # The assignment's comments and order survive the listing.
     text = (root / "assignments" / "assignment.yaml").read_text()

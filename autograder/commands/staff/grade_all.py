@@ -18,7 +18,8 @@ DESCRIPTION = ("Grade every submission in DIR in parallel: a folder of submissio
                "\"Download Submissions\" export (zipped or not; names, SIDs and emails come from its submission_metadata.yml). "
                "Writes grades.csv, results/<name>.json, records/<name>.json, summary.txt, summary.html and histogram.png "
                "beside it, and for an export gradescope_upload.csv. A rerun grades only submissions not graded yet, and "
-               "those graded with other tests, points, recorded values or harness code (only what changed). "
+               "those graded with other tests, points, recorded values or harness code, or whose module files changed "
+               "(only what changed). "
                "With --shard K/N it grades the K-th of N parts (on another machine, say); --merge builds the outputs from "
                "every shard's folder.")
 
@@ -33,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", metavar="K/N", help="grade only the K-th of N parts of DIR (every N-th submission by name); "
                         "its --out folder is one shard for --merge")
     parser.add_argument("--merge", metavar="SHARD_DIR", nargs="+", help="grade nothing: build the CSV, summary and upload of DIR in --out "
-                        "from the --out folders of all N shards (refused if they were graded with different tests or harness)")
+                        "from the --out folders of all N shards (refused, with the commands that grade it again, if this checkout "
+                        "would grade any of their records again: other tests, points, problems or harness, or changed files)")
 
 
 def _earlier_run(against: str, out_dir: Path) -> Path | None:
@@ -72,23 +74,20 @@ def run(args: argparse.Namespace) -> int:
     if args.against and old is None:
         return 2
     try:
-        opened, found = batch.open_batch(source, out, shard=shard, check=not args.merge)
+        opened, found = batch.open_batch(source, out, shard=shard)
         for message in opened.messages:
             print(one_line(f"warning: {message}"), file=sys.stderr)
         for name, reason in opened.refused.items():
             print(one_line(f"not graded: {name}: {reason}"), file=sys.stderr)
         if args.merge:
-            done = batch.merge(opened, [Path(d) for d in args.merge])
+            done = batch.merge(opened, [Path(d) for d in args.merge], found)
         else:
             print(policy.detect().describe(), file=sys.stderr)
             done = batch.grade(opened, found, jobs=args.jobs, force=args.force)
     except (batch.RunError, gradescope_export.ExportError) as exc:
         return _error(str(exc))
-    if done.stale:
-        for line in batch.stale_summary(done).splitlines():
-            print(one_line(line))
     if shard is not None:
-        print(f"graded shard {shard[0]}/{shard[1]}: {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; "
+        print(f"graded shard {shard[0]}/{shard[1]}: {batch.done_line(done).removeprefix('graded ')}; "
               f"wrote {args.out}; merge every shard with: grade-all {args.dir} --merge SHARD_DIR... --out MERGED/grades.csv")
         return 0
     print(safe(batch.write_summary(done)))
@@ -106,5 +105,5 @@ def run(args: argparse.Namespace) -> int:
     if args.merge:
         print(f"merged {len(done.reports)} submissions from {len(args.merge)} shards; wrote {args.out}")
     else:
-        print(f"graded {len(done.graded)} now, {len(done.reports) - len(done.graded)} from earlier runs; wrote {args.out}")
+        print(f"{batch.done_line(done)}; wrote {args.out}")
     return 0
