@@ -88,9 +88,10 @@ BUDGET_FACTOR = _tunable("BUDGET_FACTOR", 4, "grading/time_rules.py",
 CPU_SHARE = _tunable("CPU_SHARE", 0.5, "grading/time_rules.py",
                      "the share of a CPU a call's limit is measured at (Gradescope's allocation in assignment.yaml): a "
                      "call of limit L may use L x CPU_SHARE seconds of CPU, whatever the machine or its load")
-WALL_BACKSTOP = _tunable("WALL_BACKSTOP", 1.25, "grading/time_rules.py",
-                         "a call that sleeps or blocks is stopped after this many times its limit of wall clock: above "
-                         "1 so that a busy call at Gradescope's CPU share reaches its CPU limit first")
+WALL_BACKSTOP = _tunable("WALL_BACKSTOP", 2.0, "grading/time_rules.py",
+                         "a call that sleeps or blocks is stopped after this many times its limit of wall clock: "
+                         "CPU_SHARE over a quarter of a CPU, so a busy call stopped there before its CPU limit ran on "
+                         "less than a quarter of one, which the time rules call starved (the budget bounds its cost)")
 RESTART_SECONDS = _tunable("RESTART_SECONDS", 5.0, "grading/time_rules.py",
                            "a worker's start (its torch import) at 0.5 CPU, 3-5 s measured: what the worst case counts "
                            "for each restart")

@@ -7,7 +7,8 @@ student's process; the kernel counts it whatever the machine's load.
 
 - Per call: its problem's ``limits.call_seconds``, measured at Gradescope's share of a CPU: the call may use
   ``call_seconds x CPU_SHARE`` seconds of CPU time, then it is stopped; a wall-clock backstop of
-  ``call_seconds x WALL_BACKSTOP`` stops a call that sleeps or blocks. (Where /proc cannot say, as on the portable path,
+  ``call_seconds x WALL_BACKSTOP`` (2: a busy call stopped there first ran on less than a quarter of a CPU) stops a
+  call that sleeps or blocks, never more than one limit past its module's budget. (Where /proc cannot say, as on the portable path,
   the limit is ``call_seconds`` of wall clock.)
 - Per function: a function whose call was stopped is not called again (a hang costs one limit, not one per test).
 - Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit. A call is charged
@@ -162,7 +163,8 @@ def bound_problem(assignment: Assignment) -> str | None:
 def describe(assignment: Assignment) -> str:
     """The rules in one line, for the staff's log."""
     calls = ", ".join(f"{p.module} {p.limits.call_seconds:g} s" for p in assignment.problems)
-    return (f"per call: {calls}; a function stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit; "
+    return (f"per call: {calls} (CPU time of all it runs at {CPU_SHARE:g} CPU, wall clock up to {WALL_BACKSTOP:g} x); a function "
+            f"stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit; "
             f"per submission: no call after {DEADLINE_FRACTION:.0%} of the {assignment.gradescope.timeout_minutes:g}-minute timeout")
 
 

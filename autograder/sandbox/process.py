@@ -70,6 +70,7 @@ class WorkerProcess:
         self.marker = secrets.token_hex(8)
         self.stopped_waited = 0.0  # what the first process said of the last call it stopped (``interrupt``)
         self.stopped_runnable = False  # and whether its main thread was then ready to run, waiting for a CPU
+        self.cpu_mark: float | None = None  # ``tree_cpu`` when the last exchange ended: where the next one's CPU starts
         scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
         env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
         who = setup.identity
@@ -190,7 +191,7 @@ class WorkerProcess:
         orphans the first process adopted; running, ended or reaped), never the first process's own, read in /proc
         without asking the worker. A call's CPU time is the rise of it while the call runs. None where /proc cannot say."""
         first = self.host_pid
-        read = procfs.cpu_seconds(first) if first is not None else None
+        read = procfs.cpu_seconds(first, own_precisely=False) if first is not None else None  # its own time is not counted
         if read is None:
             return None
         below = _tree(first)

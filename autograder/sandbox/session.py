@@ -157,6 +157,7 @@ class WorkerSession:
         if failed:
             self._launch()
             worker = self._ensure_ready()
+        worker.cpu_mark = None  # what the ended test's processes ran until the reset is not the next test's
         self._live = None
         if module is not None:
             seconds = time.monotonic() - start
@@ -194,11 +195,13 @@ class WorkerSession:
 
     def _exchange(self, worker: WorkerProcess, request: dict, blobs: list, seconds: float, shown: str,
                   backstop: float | None = None) -> dict:
-        cpu_start = worker.tree_cpu()
+        # From where the last exchange ended (one reading of /proc fewer per call): what the student's processes ran
+        # between two calls (a thread of its own, say) is theirs too.
+        cpu_start = worker.cpu_mark if worker.cpu_mark is not None else worker.tree_cpu()
         # The limit is CPU time of everything the call runs, read in /proc by the grader; the wall clock only stops a
         # call that sleeps or blocks. Where /proc cannot say, the limit is wall clock.
         cpu_limit, wall = (None, seconds) if cpu_start is None else (seconds * CPU_SHARE, backstop or seconds * WALL_BACKSTOP)
-        request = dict(request, id=next(self._ids), limit=wall)
+        request = dict(request, id=next(self._ids), limit=wall) | ({"cpu_limit": cpu_limit} if cpu_limit is not None else {})
         self._limits[request["module"]] = seconds
         start, printed = time.monotonic(), self.output.fed
         stopped, waited = True, 0.0
@@ -261,7 +264,7 @@ class WorkerSession:
             raise errors.unreadable(shown, exc) from None
         finally:
             took = time.monotonic() - start  # the first process's window lies inside this one, give or take its rounding
-            now = worker.tree_cpu() if cpu_start is not None else None
+            now = worker.cpu_mark = worker.tree_cpu() if cpu_start is not None else None
             self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), took, seconds, stopped,
                                            min(waited, took), None if now is None else max(now - cpu_start, 0.0)))
 

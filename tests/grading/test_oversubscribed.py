@@ -60,3 +60,20 @@ def test_an_oversubscribed_machine_changes_no_verdict_and_no_kind(name, tmp_path
     changed = {test: (calm[test], loaded.get(test)) for test in calm if loaded.get(test) != calm[test]}
     assert not changed, changed
     assert any(not passed for passed, _kind in calm.values()) and any(passed for passed, _kind in calm.values())
+
+
+def test_an_infinite_loop_checked_beside_busy_processes_is_the_student_s_timeout_or_their_busy_machine(tmp_path):
+    source = (paths.REFERENCE / "qkv_arithmetic.py").read_text() + "\n\ndef softmax_attention(*args, **kwargs):\n    while True:\n        pass\n"
+    sub = reference_submission(tmp_path / "sub", replace={"qkv_arithmetic": source})
+    assignment = manifest.load()
+    only = dataclasses.replace(assignment, problems=(assignment.problem("qkv_arithmetic"),))
+    busy = _busy_processes()
+    try:
+        (result,) = grader.grade(sub, only, grader.Purpose.SELF_CHECK).problems
+    finally:
+        for proc in busy:
+            proc.kill()
+            proc.wait()
+    stopped = [t for t in result.tests if t.failure]
+    assert stopped and {t.failure for t in stopped} <= {"timeout", "skipped", "budget", "busy", "busy_not_run"}, stopped
+    assert not any("course staff" in t.message or "fault of the grader" in t.message for t in stopped), [t.message for t in stopped]

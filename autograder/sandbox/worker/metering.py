@@ -4,6 +4,12 @@ A test proves a property of cost (linear in N, fresh draws in every trial) by co
 one call, which takes far less work than running a call large enough for a time or memory limit to tell. Knows no
 problem: it counts every aten operation the call dispatches (``TorchDispatchMode``), and the process's own CPU time
 for work done outside torch (numpy, Python loops).
+
+Everything here runs inside the student's process, where the student's code can undo it (pop the dispatch mode, raise
+the soft limit, replace ``time.process_time``): a count may explain a verdict, never pass one. In the sandbox the
+grader replaces ``cpu_seconds`` with the CPU time of everything the call ran, read in /proc, and ``memory_capped`` with
+whether the worker's first process set a hard limit on the call's processes (``sandbox.session``); the figures
+measured here serve the portable self-check, where the student's own machine is all there is.
 """
 
 from __future__ import annotations

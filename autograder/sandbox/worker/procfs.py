@@ -163,16 +163,19 @@ def leader_run_delay(pid: int | str) -> float | None:
 _TICK = 1 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
 
 
-def cpu_seconds(pid: int | str) -> tuple[float, float] | None:
+def cpu_seconds(pid: int | str, own_precisely: bool = True) -> tuple[float, float] | None:
     """(CPU seconds ``pid`` used itself, every thread live or ended; those of the children it reaped), from ``stat``'s
     utime, stime, cutime and cstime, or None once it is gone. Where its live threads' ``schedstat`` says more precisely
-    (nanoseconds, not clock ticks), that counts: a short call is then not rounded down to nothing."""
+    (nanoseconds, not clock ticks), that counts: a short call is then not rounded down to nothing (not read unless
+    ``own_precisely``)."""
     try:
         with open(f"{PROC}/{pid}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
         own, reaped = (int(fields[11]) + int(fields[12])) * _TICK, (int(fields[13]) + int(fields[14])) * _TICK
     except (OSError, ValueError, IndexError):
         return None
+    if not own_precisely:
+        return own, reaped
     precise = 0
     try:
         for tid in os.listdir(f"{PROC}/{pid}/task"):

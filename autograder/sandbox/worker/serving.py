@@ -132,7 +132,8 @@ def encode_result(value: Any) -> tuple[Any, list]:
     return tree, blobs
 
 
-_monotonic = time.monotonic  # the watch's clock, as the worker found it (student code may replace time.monotonic)
+_monotonic = time.monotonic  # the watch's clocks, as the worker found them (student code may replace time's functions)
+_process_time = time.process_time
 STACK_MARK = b"\x00autograder-stack "  # sandbox.output finds the line that follows it, and keeps it from the student's output
 PIPE_BUF = 4096  # a write to a pipe of at most this many bytes is never interleaved with another process's or thread's
 
@@ -146,16 +147,18 @@ class StackAtLimit:
     costs a test's process a millisecond or more, and a test arms the watch for its import and again for each call."""
 
     def __init__(self) -> None:
-        self.armed: tuple[int, float] | None = None  # (thread to report on, monotonic time to report at)
+        # (thread to report on, monotonic time to report at, this process's CPU time to report at, or None)
+        self.armed: tuple[int, float, float | None] | None = None
         self._wake = None  # released to make the watching thread look at ``armed`` again
         self._watcher_pid = 0  # the process whose thread watches (a fork has none)
 
     def arm(self, request: dict) -> None:
         import _thread
 
-        limit = request.get("limit")
+        limit, cpu = request.get("limit"), request.get("cpu_limit")
         if type(limit) in (int, float) and limit > 0:
-            self.armed = (_thread.get_ident(), _monotonic() + max(limit - min(0.5, 0.2 * limit), 0.05))
+            cpu_at = _process_time() + _ahead(cpu) if type(cpu) in (int, float) and cpu > 0 else None
+            self.armed = (_thread.get_ident(), _monotonic() + _ahead(limit), cpu_at)
             if self._watcher_pid != os.getpid():
                 self._wake = _thread.allocate_lock()
                 self._wake.acquire()
@@ -181,14 +184,17 @@ class StackAtLimit:
             armed = self.armed
             if armed is None or armed is reported:
                 wake.acquire()
-            elif _monotonic() >= armed[1]:
+            elif _monotonic() >= armed[1] or (armed[2] is not None and _process_time() >= armed[2]):
                 reported = armed
                 try:
                     self._write(armed[0])
                 except BaseException:  # noqa: BLE001 - student code may have broken what it uses; the watch goes on
                     pass
-            else:
-                wake.acquire(timeout=max(armed[1] - _monotonic(), 0))
+            else:  # one thread's CPU time passes no faster than the clock: look again when either mark may be reached
+                wait = armed[1] - _monotonic()
+                if armed[2] is not None:
+                    wait = min(wait, max(armed[2] - _process_time(), 0.02))
+                wake.acquire(timeout=max(wait, 0))
 
     @staticmethod
     def _write(target: int) -> None:
@@ -206,6 +212,11 @@ class StackAtLimit:
             os.write(2, b"\n" + data)
         except OSError:
             pass
+
+
+def _ahead(limit: float) -> float:
+    """How long into a limit the watch writes where the call is: just before the grader stops it."""
+    return max(limit - min(0.5, 0.2 * limit), 0.05)
 
 
 def argument_makers(callables: str | None = None) -> dict[str, Callable[..., Any]]:
