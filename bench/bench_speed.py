@@ -9,9 +9,10 @@ the same commands in the same run, so a change is measured beside what it change
 
 Targets (the yardstick, importing torch, is what every run must pay): grade <= 1.3x the yardstick, check <= 1.0x,
 portable check <= 2.0x; `grade-all --jobs 2` at >= 0.9 x 2 cores x 60 s / (CPU seconds of one `grade`) submissions
-per minute. Prints figures, never judges.
+per minute. With ``--baseline``, `grade-all`'s CPU per submission is also given as a ratio to the baseline's. Prints
+figures, never judges.
 
-Run: .venv/bin/python bench/bench_speed.py [--repeat 5] [--copies 8] [--grade-all-runs 3] [--baseline DIR] [--floors]
+Run: .venv/bin/python bench/bench_speed.py [--repeat 5] [--copies 8] [--grade-all-runs 3] [--grade-all-jobs 2] [--baseline DIR] [--floors]
 """
 
 from __future__ import annotations
@@ -128,14 +129,14 @@ def commands(root: Path, tmp: Path, label: str, env: dict) -> dict[str, tuple[li
     }
 
 
-def grade_all(root: Path, tmp: Path, copies: int, env: dict) -> tuple[float, float]:
-    """(submissions per minute, CPU seconds) of `grade-all --jobs 2` on ``copies`` copies of the reference."""
+def grade_all(root: Path, tmp: Path, copies: int, env: dict, jobs: int = 2) -> tuple[float, float]:
+    """(submissions per minute, CPU seconds) of `grade-all --jobs JOBS` on ``copies`` copies of the reference."""
     subs = tmp / "subs"
     if not subs.exists():
         for i in range(copies):
             shutil.copytree(root / "reference", subs / f"copy{i:03d}", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp / f"out-{uuid.uuid4().hex[:8]}"
-    wall, cpu, code = run([PY, "-m", "autograder", "grade-all", str(subs), "--out", str(out / "grades.csv"), "--jobs", "2"], root, env)
+    wall, cpu, code = run([PY, "-m", "autograder", "grade-all", str(subs), "--out", str(out / "grades.csv"), "--jobs", str(jobs)], root, env)
     if code:
         print(f"grade-all exited {code}", file=sys.stderr)
     return copies / wall * 60, cpu
@@ -164,6 +165,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--copies", type=int, default=8, help="copies of the reference for grade-all (0: skip it)")
     parser.add_argument("--grade-all-runs", type=int, default=3, help="runs of grade-all per checkout (medians)")
+    parser.add_argument("--grade-all-jobs", type=int, default=2, help="grade-all's --jobs (the throughput target is for 2)")
     parser.add_argument("--baseline", type=Path, help="another checkout to time beside this one")
     parser.add_argument("--floors", action="store_true", help="also time the least `grade` and `check` can take with a fresh "
                         "process per test: the worker's start and as many bare test cycles (bench/floor_of_a_run.py)")
@@ -189,7 +191,8 @@ def main() -> None:
         print_table(figures)
         for _ in range(args.grade_all_runs if args.copies else 0):
             for label, root in roots.items():
-                rates[label].append(grade_all(root, tmp / (label or "this"), args.copies, env))
+                rates[label].append(grade_all(root, tmp / (label or "this"), args.copies, env, args.grade_all_jobs))
+    per_sub: dict[str, float] = {}
     for label, values in rates.items():
         if not values:
             continue
@@ -197,10 +200,14 @@ def main() -> None:
         grade_cpu = median_pair(figures[f"grade{tag}"])[1]
         allowed = 0.9 * 2 * 60 / grade_cpu
         rate = statistics.median(r for r, _ in values)
-        per_sub = statistics.median(c for _, c in values) / args.copies
-        print(f"grade-all --jobs 2{tag}: {rate:.1f} submissions/min over {args.copies} copies "
-              f"({', '.join(f'{r:.1f}' for r, _ in values)}); CPU {per_sub:.2f} s per submission; "
-              f"target 0.9 x 2 x 60 / {grade_cpu:.2f} s = {allowed:.1f}/min: {rate / allowed:.2f} of it")
+        per_sub[label] = statistics.median(c for _, c in values) / args.copies
+        target = (f"; target 0.9 x 2 x 60 / {grade_cpu:.2f} s = {allowed:.1f}/min: {rate / allowed:.2f} of it"
+                  if args.grade_all_jobs == 2 else "")
+        print(f"grade-all --jobs {args.grade_all_jobs}{tag}: {rate:.1f} submissions/min over {args.copies} copies "
+              f"({', '.join(f'{r:.1f}' for r, _ in values)}); CPU {per_sub[label]:.2f} s per submission "
+              f"({', '.join(f'{c / args.copies:.2f}' for _, c in values)}){target}")
+    if per_sub.get("this") and per_sub.get("baseline"):
+        print(f"grade-all CPU per submission: {per_sub['this'] / per_sub['baseline']:.2f} x the baseline's")
     load_after = os.getloadavg()
     print(f"load average at the end {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f} (2 cores: above 2 means others were running)")
 
