@@ -161,7 +161,7 @@ class Call:
     def matches(self, expected: Any, rtol: float | None = None, hints: bool = True) -> Any:
         """Fail unless the student's value matches ``expected``; return the student's value."""
         got = self.result()
-        if checks.DEFERRED.get():  # issue 18: judged later, once the student's calls are over
+        if checks.DEFERRED.get():  # judged later, once the student's calls are over
             return got
         tol = self.tolerance(rtol)
         diff = checks.difference(got, expected, tol)
@@ -174,7 +174,7 @@ class Call:
 
     def matches_reference(self, rtol: float | None = None, hints: bool = True) -> Any:
         """Fail unless the student's value matches the reference's on the same inputs."""
-        if checks.DEFERRED.get():  # issue 18: judged later, once the student's calls are over
+        if checks.DEFERRED.get():  # judged later, once the student's calls are over
             return self.result()
         self.result()
         return self.matches(self.reference(), rtol=rtol, hints=hints)

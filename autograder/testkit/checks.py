@@ -19,8 +19,8 @@ from ..model.scores import DETAIL_LABELS
 from ..sandbox.worker.wire import Unsupported
 
 REVEAL = contextvars.ContextVar("reveal_expected_values", default=True)
-# Issue 18: set while a test's student calls are recorded (runner.run_tests); checks then judge nothing, so no work that
-# depends on whether an answer is right happens before the student's calls are over.
+# Set while a test's student calls are recorded (runner.run_tests); checks then judge nothing, so no work that depends
+# on whether an answer is right happens before the student's calls are over (no timing oracle).
 DEFERRED = contextvars.ContextVar("checks_deferred", default=False)
 
 

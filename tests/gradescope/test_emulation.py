@@ -107,13 +107,13 @@ def test_without_a_cgroup_what_is_left_in_the_entry_points_session_is_killed():
         entry.wait()
 
 
-HOSTILE = {"oracle": paths.ROOT / "tests" / "hostile" / "round2" / "oracle.py",
+HOSTILE = {"oracle": paths.ROOT / "tests" / "hostile" / "isolation" / "oracle.py",
            "forge_files": paths.ROOT / "tests" / "hostile" / "modules" / "forge_files.py"}
 
 
 @pytest.mark.parametrize("case", list(HOSTILE))
 def test_hostile_cases_hold_through_the_zip_entry_point(real_zip, tmp_path, case):
-    """The timing oracle (``hostile/round2/oracle.py``) and a forger of results.json, appended to qkv_arithmetic, graded
+    """The timing oracle (``hostile/isolation/oracle.py``) and a forger of results.json, appended to qkv_arithmetic, graded
     by the zip's own entry point as root without namespaces (Gradescope's usual container;
     bench/bench_hostile_emulated.py runs the whole corpus so)."""
     host = "qkv_arithmetic"

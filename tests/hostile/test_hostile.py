@@ -871,7 +871,7 @@ def test_fork_bomb_is_capped(outcomes) -> None:
 
 
 def test_replies_kept_for_judging_are_bounded(outcomes) -> None:
-    """Hostile round 3, finding 7: a module whose calls return 160 MB each cannot make the grader keep them all until
+    """A module whose calls return 160 MB each cannot make the grader keep them all until
     judging (``grading.proxy.TAPE_MB`` per problem); the grader's peak stays within its stated budget."""
     case = next(c for c in CASES if c.name == "res_hoard_replies")
     run = _outcome(outcomes, STRONGEST, case).run

@@ -4,7 +4,7 @@ box's submissions folder), prints a line of deep brackets shaped like the worker
 output reader), then writes garbage on its reply pipe (the one ending that skipped the grader's check), and says what
 it found of an earlier test and what it left.
 
-Appended after round3/marks.py, whose names it uses."""
+Appended after clean_state/marks.py, whose names it uses."""
 # ruff: noqa: F821
 
 import os

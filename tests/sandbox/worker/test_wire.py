@@ -95,7 +95,7 @@ def test_a_forged_blob_table_is_refused_before_anything_is_read(blob_table):
 
 
 def test_a_forged_500_mb_header_is_refused_before_it_is_read():
-    """Finding 7 of issue 18: the length alone is refused; nothing of that size is allocated or waited for."""
+    """A forged header's length alone is refused; nothing of that size is allocated or waited for."""
     asked = []
 
     def read_exact(fd, n):

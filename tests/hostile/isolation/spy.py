@@ -1,5 +1,5 @@
 """A later submission that looks for what an earlier one left: SysV objects, files in its scratch folder, processes,
-and the marks of ``round3/state.py``. It is the reference otherwise and must score as it would alone."""
+and the marks of ``clean_state/state.py``. It is the reference otherwise and must score as it would alone."""
 
 import ctypes as _ctypes
 import os as _os
@@ -29,7 +29,7 @@ def _spy() -> list[str]:
         found += [f"file {name}" for name in _os.listdir(scratch) if name not in _sandbox_own(scratch)]
     except OSError:
         pass
-    return found + marks_found()  # noqa: F821 - round3/marks.py, placed above this part
+    return found + marks_found()  # noqa: F821 - clean_state/marks.py, placed above this part
 
 
 print(f"spy found: {_spy()}", flush=True)

@@ -1,19 +1,20 @@
-"""Hostile rounds 2 and 3: one submission cannot reach another, forge the grader's state, or learn from its timing; every
-test starts from a state the grader has checked itself.
+"""One submission cannot reach another, forge the grader's state, or learn from its timing; every test starts from a
+state the grader has checked itself.
 
 In every mode whose defences differ (``hostile/modes.py``, the same-user mode left out: there nothing separates
 student code from the grader), one ``grade-all --jobs 1`` run grades, in this order, four attackers
-(``hostile/round2/*.py`` appended to the reference's host module, each attack in ``argmax_attention``, so each
+(``hostile/isolation/*.py`` appended to the reference's host module, each attack in ``argmax_attention``, so each
 attacker's honest score is the twin's), then a spy that looks for what they left, the reference and the twin. The
 later submissions must score exactly as they do alone, the attackers no more than honestly, and nothing of an attacker
-may outlive it. Findings: 1, 2, 5, 6, 7, 8 (``wire``), 3, 4, 10 (``disk``), 11, 12 (``info``), 9 (``oracle``); 13 and
-14 have tests of their own below, and the forged header also runs in the emulated Gradescope container.
+may outlive it (``docs/threat_model.md`` lists each attack and what holds it). Otter's world-readable copy of the
+harness and terminal escapes have tests of their own below, and the forged header also runs in the emulated Gradescope
+container.
 
-Round 3 adds two attackers to the same batch, before the same victims (``hostile/round3``): ``state`` leaves every mark
+Two more attackers join the same batch, before the same victims (``hostile/clean_state``): ``state`` leaves every mark
 it can for the next test and submission (scratch made unlistable, its pipes' size, flags and owner, the first process's
-scheduling and limits: findings 1, 2, 3, 4, 8) and answers right only when it finds one; ``parent`` reopens the first
-process's pipes through /proc to forge resets and faults, and stops it after each reply (findings 5, 6). Finding 7
-(hoarding replies) is ``res_hoard_replies`` in ``test_hostile.py``, where the grader's peak memory is measured.
+scheduling and limits) and answers right only when it finds one; ``parent`` reopens the first process's pipes through
+/proc to forge resets and faults, and stops it after each reply. Hoarding replies is ``res_hoard_replies`` in
+``test_hostile.py``, where the grader's peak memory is measured.
 
 The boundary adds ``cross`` (``hostile/boundary``) to the same batch: marks on the scratch folder itself (its times, a
 user.* attribute), the box's submissions folder made 000 where its user owns it, a printed line of deep brackets
@@ -41,12 +42,12 @@ from autograder.sandbox import policy, runtime
 from autograder.sandbox.worker import cleanup
 from tests.hostile import test_hostile as th
 
-ROUND2 = th.HOSTILE / "round2"
-ROUND3 = th.HOSTILE / "round3"
+ISOLATION = th.HOSTILE / "isolation"
+CLEAN_STATE = th.HOSTILE / "clean_state"
 BOUNDARY = th.HOSTILE / "boundary"
 ATTACKERS = ("wire", "disk", "info", "oracle", "state", "parent", "cross")
-PART_FOLDERS = {"state": ROUND3, "parent": ROUND3, "cross": BOUNDARY}  # the others: ROUND2
-MARKED = ("state", "spy", "cross")  # the parts that leave or look for marks (round3/marks.py above them)
+PART_FOLDERS = {"state": CLEAN_STATE, "parent": CLEAN_STATE, "cross": BOUNDARY}  # the others: ISOLATION
+MARKED = ("state", "spy", "cross")  # the parts that leave or look for marks (clean_state/marks.py above them)
 ORDER = [f"a{i}-{name}" for i, name in enumerate(ATTACKERS, 1)] + ["v1-spy", "v2-reference", "v3-twin"]
 MODES = [m for m in th.MODES if th._lacks(m) != "same-user"]
 BATCH_SECONDS = 145  # stands in for one honest run in the lab's time bound: the batch grades ten submissions
@@ -71,9 +72,9 @@ class Batch:
 
 
 def _source(lab: th.Lab, part: str, marker: str) -> bytes:
-    text = (PART_FOLDERS.get(part, ROUND2) / f"{part}.py").read_text(encoding="utf-8")
+    text = (PART_FOLDERS.get(part, ISOLATION) / f"{part}.py").read_text(encoding="utf-8")
     if part in MARKED:  # the marks the attackers leave, and how they are found
-        text = (ROUND3 / "marks.py").read_text(encoding="utf-8") + "\n\n" + text
+        text = (CLEAN_STATE / "marks.py").read_text(encoding="utf-8") + "\n\n" + text
     text = text.replace("__MARKER__", marker).replace("__PROJECT__", str(lab.project))
     return lab.sources[th.HOST] + b"\n\n# ---- hostile part ----\n" + text.encode()
 
@@ -109,7 +110,7 @@ def _grade_batch(mode, tmp_path_factory) -> Batch:
     return Batch(lab, marker, run, results, [], [])
 
 
-KEY = 0x18180018  # the SysV key of hostile/round2/wire.py
+KEY = 0x18180018  # the SysV key of hostile/isolation/wire.py
 
 
 def _ipc_with_key(key: int) -> list[str]:
@@ -125,7 +126,7 @@ def _ipc_with_key(key: int) -> list[str]:
 
 @functools.cache
 def _users():
-    """The second half of this process's block of test uids (the first half is round 1's)."""
+    """The second half of this process's block of test uids (the first half is test_hostile.py's)."""
     base = th.modes.user_uid_base()
     return iter(range(base + 500, base + 1000))
 
@@ -202,7 +203,8 @@ def test_attackers_get_their_honest_score_and_no_more(mode, batches, twin_alone)
 
 @pytest.mark.parametrize("mode", _modes())
 def test_nothing_of_an_attacker_outlives_it(mode, batches) -> None:
-    """No process of a sandbox uid, no SysV object, nothing in the spy's scratch folder (findings 2, 6)."""
+    """No process of a sandbox uid (a child that stayed after ``reset``), no SysV object, nothing in the spy's scratch
+    folder."""
     batch = batches[mode.name]
     assert "spy found: []" in batch.printed("v1-spy"), batch.printed("v1-spy")[:2000]
     assert batch.leftovers == [], f"the attacker's detached process outlived grading: {batch.leftovers}"
@@ -212,7 +214,8 @@ def test_nothing_of_an_attacker_outlives_it(mode, batches) -> None:
 @pytest.mark.parametrize("mode", _modes())
 def test_forged_replies_reach_no_one(mode, batches) -> None:
     """The module's process holds no pipe of the grader: what it forges goes to the worker's first process, which
-    refuses it as an unreadable answer (findings 1, 5, 7, 8); SysV IPC is refused where seccomp is on (6)."""
+    refuses it as an unreadable answer (forged ids, a non-blocking request pipe, a forged header or fault); SysV IPC is
+    refused where seccomp is on."""
     batch = batches[mode.name]
     text = batch.failures("a1-wire")
     assert "could not grade" not in text and "SandboxFault" not in batch.run.stderr
@@ -223,7 +226,7 @@ def test_forged_replies_reach_no_one(mode, batches) -> None:
 
 @pytest.mark.parametrize("mode", _modes())
 def test_deep_trees_many_links_and_late_writes_are_stopped(mode, batches) -> None:
-    """Findings 3, 4, 10: the walks are iterative and capped, the writes bounded, the victims after are on time."""
+    """Deep trees, many hard links, writes between size checks: the walks are iterative and capped, the writes bounded, the victims after are on time."""
     batch = batches[mode.name]
     text = batch.failures("a2-disk")
     assert re.search(rf"made folders more than {cleanup.MAX_DEPTH} levels deep", text), text[:3000]
@@ -262,13 +265,13 @@ def test_hidden_folders_and_other_graders_are_not_visible(mode, batches) -> None
 
 @pytest.mark.parametrize("mode", _modes())
 def test_no_state_crosses_from_one_test_to_the_next(mode, batches, twin_alone) -> None:
-    """Finding 9: a module that answers right once it has been called before in its process gains nothing: each test
+    """The timing oracle: a module that answers right once it has been called before in its process gains nothing: each test
     runs in a fresh process (checked by the attackers' score above; here its failures say what was called)."""
     text = batches[mode.name].failures("a4-oracle")
     assert re.search(th.CALL, text) and "got None" in text, text[:2000]
 
 
-# ---- Round 3: every test starts from a state the grader has checked itself ----
+# ---- Every test starts from a state the grader has checked itself ----
 
 
 def _refuses_acting_on_others(mode) -> bool:
@@ -278,7 +281,7 @@ def _refuses_acting_on_others(mode) -> bool:
 
 @pytest.mark.parametrize("mode", _modes())
 def test_no_mark_of_a_test_reaches_the_next_test_or_submission(mode, batches) -> None:
-    """Findings 1, 2, 3, 4, 8: scratch made unlistable (and once too deep), the pipes' size, flags and owner, the first
+    """Scratch made unlistable (and once too deep), the pipes' size, flags and owner, the first
     process's nice value, policy and limits. The attacker never finds a mark it left (its score, checked above, would
     show it), nor does the spy; the marks were left where no layer refuses them."""
     batch = batches[mode.name]
@@ -302,7 +305,7 @@ def _stop_refused(mode) -> bool:
 
 @pytest.mark.parametrize("mode", _modes())
 def test_a_test_cannot_reach_the_worker_it_runs_in(mode, batches) -> None:
-    """Findings 5, 6: /proc/<first>/fd cannot be opened (the first process is not dumpable; a nested Landlock domain
+    """/proc/<first>/fd cannot be opened (the first process is not dumpable; a nested Landlock domain
     where Landlock runs), so no reset or fault is forged; SIGSTOP is refused by the nested domain (Landlock ABI 6) or
     the filter naming the first process (seccomp), and elsewhere the grader sees the stopped worker at once and
     replaces it (the victims above score as alone, and the batch ends within its bound)."""
@@ -347,7 +350,7 @@ def test_a_stopped_worker_is_replaced_and_charged_to_its_module(monkeypatch) -> 
 
 
 def test_staff_terminal_shows_escapes_not_control_sequences(batches, tmp_path) -> None:
-    """Finding 14: `grade` prints a student's exception message with its control characters escaped."""
+    """`grade` prints a student's exception message with its control characters escaped."""
     lab = batches[MODES[0].name].lab
     sub = lab.folder(lab.root / "escapes")
     for module, source in lab.sources.items():
@@ -365,7 +368,7 @@ def test_staff_terminal_shows_escapes_not_control_sequences(batches, tmp_path) -
 
 
 def test_the_graded_folder_is_private_before_student_code_runs(monkeypatch, tmp_path) -> None:
-    """Finding 13: otter copies the zip's files (the harness, tests) into the folder it grades; the zip's entry point makes
+    """Otter copies the zip's files (the harness, tests) into the folder it grades; the zip's entry point makes
     that folder private with the grader's own (the zip, the results), so root without Landlock or bubblewrap does not expose it."""
     from autograder.gradescope import entry
     from autograder.grading import grader, time_rules
@@ -389,7 +392,7 @@ def test_the_graded_folder_is_private_before_student_code_runs(monkeypatch, tmp_
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="a uid of its own needs a root grader")
 def test_root_without_landlock_cannot_read_a_world_readable_copy_in_a_private_folder(monkeypatch, tmp_path) -> None:
-    """The folder made private is what stops a stub reading otter's copy in root mode without Landlock (finding 13)."""
+    """The folder made private is what stops a stub reading otter's copy in root mode without Landlock."""
     from autograder.sandbox.session import WorkerSession
 
     graded = Path(tempfile.mkdtemp(prefix="hostile2-graded-", dir="/tmp"))
@@ -412,7 +415,7 @@ def test_root_without_landlock_cannot_read_a_world_readable_copy_in_a_private_fo
 
 
 def test_emulated_container_writes_results_for_the_forged_header(tmp_path) -> None:
-    """Finding 7 where it hurt most: in Gradescope's container a forged 500 MB header left no results.json."""
+    """The forged header where it hurt most: in Gradescope's container a forged 500 MB header left no results.json."""
     from autograder.gradescope import emulation
     from autograder.reports.score_table import problem_totals
     from tests.gradescope import projects
@@ -426,7 +429,7 @@ def test_emulated_container_writes_results_for_the_forged_header(tmp_path) -> No
     reference = th.REPO / "reference"
     for module in (th.HOST, witness):
         (sub / f"{module}.py").write_bytes((reference / f"{module}.py").read_bytes())
-    text = (ROUND2 / "wire.py").read_text(encoding="utf-8").replace("__MARKER__", "emulated")
+    text = (ISOLATION / "wire.py").read_text(encoding="utf-8").replace("__MARKER__", "emulated")
     (sub / f"{th.HOST}.py").write_bytes((reference / f"{th.HOST}.py").read_bytes() + b"\n\n" + text.encode())
     run = emulation.emulate(zip_path, sub, namespaces=False)
     assert not run.timed_out and run.results is not None, run.stdout[-3000:]
