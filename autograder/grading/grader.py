@@ -147,15 +147,18 @@ def reusable_session(assignment: Assignment) -> WorkerSession:
 
 
 def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSession, worker_name: str | None = None,
-                  guard: CallGuard | None = None) -> ProblemResult:
-    """Run one problem's tests against its module (staged as ``worker_name``) in ``session``, under the time rules."""
+                  guard: CallGuard | None = None,
+                  judged_early: Callable[[TestSpec], None] | None = None) -> ProblemResult:
+    """Run one problem's tests against its module (staged as ``worker_name``) in ``session``, under the time rules
+    (``judged_early``: as in ``runner.run_tests``)."""
     mark = session.output.mark()
     worker_name = worker_name or problem.module
     guard = guard or CallGuard()
     guard.set_budget(worker_name, problem_budget(problem))
     env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
     result = ProblemResult(problem.module, problem.title)
-    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name), started=_printing_in(session))
+    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name), started=_printing_in(session),
+                              judged_early=judged_early)
     broken = session.broken.get(worker_name)
     if broken:
         result.status, result.kind = broken.splitlines()[0], scores.IMPORT_FAILED

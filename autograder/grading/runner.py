@@ -16,6 +16,7 @@ from typing import Any
 from ..expected.records import MissingExpected
 from ..model.manifest import ManifestError, Problem
 from ..model.scores import NO_EXPECTED, TestResult
+from ..sandbox.errors import StudentCallError
 from ..sandbox.session import SandboxFault
 from ..testkit.calls import collecting_mistakes, mistakes_shown
 from ..testkit.checks import DEFERRED, REVEAL
@@ -66,20 +67,23 @@ def load_tests(problem: Problem, include_hidden: bool) -> list[TestSpec]:
 
 
 def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: Callable[[], None] | None = None,
-              started: Callable[[TestSpec], None] | None = None) -> list[TestResult]:
+              started: Callable[[TestSpec], None] | None = None,
+              judged_early: Callable[[TestSpec], None] | None = None) -> list[TestResult]:
     """Run a problem's tests so that nothing crosses from one test to the next and no judgement reaches student code.
 
     First every test runs with its checks deferred, each in a fresh process of the module (``fresh()`` ends the last
     one), recording what the student's calls gave; then that process ends too and each test is judged on what was
     recorded: hints and comparisons that cost time come only after all the student's calls. A call the first pass
     did not reach (its test stopped early) runs live then, in a fresh process. ``started(spec)`` is told as each test
-    begins, in either pass (what its calls print is that test's).
+    begins, in either pass (what its calls print is that test's). ``judged_early(spec)`` is told of each test that
+    judged before the student's calls were over, giving up that protection: its first pass stopped on a failed
+    assertion that no deferred check raises (a bare ``assert`` on a result, say), or its judging pass made a live call.
     """
     tapes, budget = [], TapeBudget()
     for spec in specs:
         if fresh is not None:
             fresh()
-        tape = Tape(fresh, budget)
+        tape, early = Tape(fresh, budget), False
         if started is not None:
             started(spec)
         token, reveal = DEFERRED.set(True), REVEAL.set(not spec.hidden)  # nothing is judged here; nothing hidden is shown either
@@ -90,21 +94,25 @@ def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: C
             pass  # the second pass fails this test alone, as the grader's fault
         except SandboxFault:
             raise
+        except AssertionError as exc:  # a student's call that failed, or a judgement made now, which checks defer
+            early = not isinstance(exc, StudentCallError)
         except Exception:  # noqa: BLE001 - judged in the second pass, where the failure is reported
             pass
         finally:
             REVEAL.reset(reveal)
             DEFERRED.reset(token)
         tape.recording = False
-        tapes.append(tape)
+        tapes.append((tape, early))
     if fresh is not None:
         fresh()
     results = []
-    for spec, tape in zip(specs, tapes):
+    for spec, (tape, early) in zip(specs, tapes):
         if started is not None:
             started(spec)
         with on_tape(tape):
             results.append(run_test(spec, env, problem))
+        if (early or tape.diverged) and judged_early is not None:
+            judged_early(spec)
     return results
 
 

@@ -2,7 +2,8 @@
 
 Per problem: reference full marks, stub zero, each mistake loses points, each fair alternative keeps them, a
 mistake inside an otherwise complete reference submission costs points on its own problem only, and the
-committed stub equals the one generated from the reference. Optionally the Gradescope zip is built and run
+committed stub equals the one generated from the reference, and no test's judging pass makes a live call (a test
+that judges before the student's calls are over gives up the timing protection of the two passes). Optionally the Gradescope zip is built and run
 with ``otter run``.
 
 All variants of one problem share one worker (each staged under its own module name), so
@@ -26,7 +27,7 @@ from pathlib import Path
 from ..gradescope import build
 from ..grading import grader, time_rules, worker_memory
 from ..grading.grader import grade_problem
-from ..grading.runner import load_tests
+from ..grading.runner import TestSpec, load_tests
 from ..model import manifest, paths
 from ..model.manifest import Assignment, Problem
 from ..model.scores import ProblemResult
@@ -42,6 +43,7 @@ class Outcome:
     label: str
     kind: str  # reference | stub | mistake | fair
     result: ProblemResult
+    judged_early: tuple[str, ...] = ()  # the tests that judged before this variant's calls were over
 
     @property
     def as_expected(self) -> bool:
@@ -81,9 +83,15 @@ def grade_variants(problem: Problem, variants: list[tuple[str, str, str]] | None
     session = WorkerSession(memory_mb=worker_memory.gradescope_room(manifest.load()).mb, start_now=True)
     try:
         session.switch(session.stage(sources))
-        return [Outcome(label, kind, grade_problem(problem, tests, session, worker_name=names[label])) for label, kind, _ in variants]
+        return [_graded(problem, tests, session, label, kind, names[label]) for label, kind, _ in variants]
     finally:
         session.close()
+
+
+def _graded(problem: Problem, tests: list[TestSpec], session: WorkerSession, label: str, kind: str, name: str) -> Outcome:
+    early: list[str] = []
+    result = grade_problem(problem, tests, session, worker_name=name, judged_early=lambda spec: early.append(spec.name))
+    return Outcome(label, kind, result, tuple(early))
 
 
 @dataclass(frozen=True)
@@ -97,10 +105,22 @@ class Row:
 
 
 def variant_rows(problem: Problem) -> list[Row]:
-    """Reference, stub, mistakes and fair alternatives, graded with public and hidden tests."""
-    return [Row(o.label, o.expectation, f"{o.result.points:g}/{o.result.max_points:g}"
+    """Reference, stub, mistakes and fair alternatives, graded with public and hidden tests, then the two passes' row."""
+    outcomes = grade_variants(problem)
+    rows = [Row(o.label, o.expectation, f"{o.result.points:g}/{o.result.max_points:g}"
                 + (" (the machine was too busy to time it: rerun)" if o.machine_slow and not o.as_expected else ""), o.as_expected)
-            for o in grade_variants(problem)]
+            for o in outcomes]
+    return rows + [two_passes_row(outcomes)]
+
+
+def two_passes_row(outcomes: list[Outcome]) -> Row:
+    """Every test judged on the calls its first pass recorded; else the tests that judged early, by variant.
+
+    A test that judged something before the student's calls were over (a bare ``assert`` on a student's result) lets
+    what the student's code sees of its calls depend on whether an answer was right. Use the checks of ``autograder.testkit`` (``Call.matches``, ``expect_*``), which the first pass defers."""
+    early = sorted({(test, o.label) for o in outcomes for test in o.judged_early})
+    shown = "; ".join(f"test {test} judged early on {label}" for test, label in early)
+    return Row("two passes", "every test judged after the student's calls", shown or "all", not early)
 
 
 def isolation_row(problem: Problem, assignment: Assignment, workdir: Path) -> Row | None:

@@ -1,4 +1,5 @@
-"""`run_test` records, on a failed test, the known mistakes whose hints its message shows."""
+"""`run_test` records, on a failed test, the known mistakes whose hints its message shows; `run_tests` names a test
+whose judging pass made a live call."""
 
 from pathlib import Path
 
@@ -130,3 +131,41 @@ def test_a_missing_record_fails_only_the_test_that_needed_it_as_the_grader_s_fau
     missed, judged = runner.run_tests(specs, {}, "qkv_arithmetic")
     assert not missed.passed and missed.failure == NO_EXPECTED and "could not be judged" in missed.message
     assert "qkv_arithmetic.attention_scores" in missed.message and judged.passed and judged.failure == ""
+
+
+class Counted:
+    """A guard that answers each call with ``answer(args)`` and counts the calls it ran."""
+
+    def __init__(self, answer):
+        self.answer, self.ran = answer, 0
+
+    def call(self, session, worker_name, module, func, args, kwargs, seconds, shown, meter=None):
+        self.ran += 1
+        return self.answer(args)
+
+
+def _judged_early(test, answer) -> tuple[list[str], int]:
+    from autograder.grading.proxy import StudentFunction
+
+    guard = Counted(answer)
+    func = StudentFunction(None, "m", "f", 5.0, "m", guard)
+    told = []
+    runner.run_tests([runner.TestSpec(Path("t.py"), "bare", 1.0, False, lambda: test(func))], {}, "m",
+                     judged_early=lambda s: told.append(s.name))
+    return told, guard.ran
+
+
+def test_a_bare_assert_on_a_students_result_is_named_as_judged_before_the_calls_were_over():
+    from autograder.testkit import checks
+
+    def bare(f):
+        assert f(1) == 2  # judged in the first pass: a wrong answer stops it before the next call
+        f(2)
+
+    def deferred(f):
+        checks.expect_equal(f(1), 2)
+        f(2)
+
+    assert _judged_early(bare, lambda args: args[0] + 1) == ([], 2)  # right answers: both passes reach every call
+    assert _judged_early(bare, lambda args: 0) == (["bare"], 1)  # the first pass judged f(1) and never made f(2)
+    assert _judged_early(deferred, lambda args: 0) == ([], 2)

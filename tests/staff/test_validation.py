@@ -3,6 +3,7 @@
 import pytest
 
 from autograder.model import manifest
+from autograder.staff import validation
 
 PROBLEMS = manifest.load().problems
 
@@ -16,13 +17,15 @@ def test_variants_get_what_they_deserve(problem, graded_variants):
     assert not wrong, "\n".join(wrong)
     kinds = {o.kind for o in outcomes}
     assert {"reference", "stub"} <= kinds
+    two_passes = validation.two_passes_row(outcomes)
+    assert two_passes.ok, two_passes.score
 
 
 def test_validation_grades_in_gradescopes_room_so_a_variant_too_big_for_it_fails(assignment, monkeypatch):
     # A room too small for the textbook cumsum form on the long sequence (8192 tokens: 8 MiB for each N x C x M tensor)
     # makes it lose that test, as the old share (640 MB of 768, 128 MB for student code) did at 65536 tokens.
     from autograder.grading import worker_memory
-    from autograder.staff import solutions, validation
+    from autograder.staff import solutions
 
     problem = assignment.problem("causal_linear_attention")
     cumsum = next(v for v in solutions.fair_alternatives(problem.module) if v.name == "cumsum_form")
@@ -53,3 +56,38 @@ def test_a_variant_that_lost_points_to_a_busy_machine_says_so():
     assert Outcome("reference", "reference", result).machine_slow
     result.tests[0].failure = "timeout"
     assert not Outcome("reference", "reference", result).machine_slow
+
+
+BARE_ASSERT = '''
+import numpy as np
+
+from autograder.testkit import problem_support, test_case
+
+OK_FORMAT = False
+
+support = problem_support("qkv_arithmetic")
+Q, K, _ = support.projections(support.H_EXAMPLE)
+
+
+@test_case(points=1, hidden=False)
+def test_scale_bare(qkv_arithmetic):
+    assert np.allclose(qkv_arithmetic.attention_scores(Q, K, scale=0.5), 0.5 * qkv_arithmetic.attention_scores(Q, K))
+    qkv_arithmetic.attention_scores(K, Q)
+'''
+
+
+def test_a_bare_assert_on_a_students_result_fails_validation_naming_the_test(assignment, tmp_path):
+    import dataclasses
+
+    from autograder.staff import solutions
+
+    (tmp_path / "bare.py").write_text(BARE_ASSERT, encoding="utf-8")
+    problem = dataclasses.replace(assignment.problem("qkv_arithmetic"), points=1.0, public_tests=(tmp_path / "bare.py",),
+                                  hidden_tests=())
+    ignored = next(v for v in solutions.mistakes(problem.module) if v.name == "scale_ignored")
+    reference = solutions.reference_path(problem.module).read_text(encoding="utf-8")
+    outcomes = validation.grade_variants(problem, [("reference", "reference", reference),
+                                                   ("mistake:scale_ignored", "mistake", ignored.source())])
+    assert [o.as_expected for o in outcomes] == [True, True]  # the scores alone would not tell
+    row = validation.two_passes_row(outcomes)
+    assert not row.ok and row.score == "test scale_bare judged early on mistake:scale_ignored", row

@@ -11,7 +11,8 @@ from ..common import known_problems
 NAME = "validate"
 HELP = "staff: check every problem's tests grade reference, stubs, mistakes and fair variants right"
 DESCRIPTION = ("Reference full marks, stub zero, every mistake loses points (on its own problem only), every fair "
-               "alternative full marks, templates in sync. One table per problem; exit 1 on any MISS.")
+               "alternative full marks, templates in sync, every test judged after the student's calls. One table per problem; "
+               "exit 1 on any MISS.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
