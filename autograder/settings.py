@@ -103,6 +103,13 @@ GRADER_SECONDS = _tunable("GRADER_SECONDS", 60.0, "grading/time_rules.py",
                           "(make gradescope: 12-13 s for the whole reference run)")
 
 # Memory.
+WORKER_MEMORY_MB = _tunable("WORKER_MEMORY_MB", 3500, "model/manifest.py",
+                            "the student's room where no container limit exists, when assignment.yaml sets no "
+                            "worker_memory_mb: far above any test's need, below a laptop's")
+TAPE_MB = _tunable("TAPE_MB", 256, "grading/proxy.py",
+                   "what one problem's replies may hold until they are judged (an honest submission's: a few MB); with "
+                   "one reply in flight and the copy a test works on, the grader holds at most about 3 x this beyond "
+                   "its own needs")
 MIN_ROOM_MB = _tunable("MIN_ROOM_MB", 96, "grading/worker_memory.py",
                        "the least room the worker gets for student data: the reference's own data need 48 MB (the long "
                        "random-features test); less would fail correct solutions")
@@ -122,11 +129,28 @@ INTERRUPT_SECONDS = _tunable("INTERRUPT_SECONDS", 5.0, "sandbox/process.py",
 WATCH_SECONDS = _tunable("WATCH_SECONDS", 0.25, "sandbox/process.py",
                          "how often a running call's written files are measured")
 KILL_SECONDS = _tunable("KILL_SECONDS", 10.0, "sandbox/identity.py",
-                        "how long the grader waits for a leased uid's leftover processes to die")
+                        "how long the grader waits for leftover processes to die once killed (a leased uid's, or the "
+                        "emulated container's)")
 UID_COUNT = _tunable("UID_COUNT", 512, "sandbox/identity.py",
                      "how many sandbox uids may be leased at once from AUTOGRADER_UID_BASE (one per worker)")
 OUTPUT_LIMIT = _tunable("OUTPUT_LIMIT", 64 * 1024, "sandbox/output.py",
                         "bytes of a module's printed output kept for the student's report (the rest is cut)")
+RESULTS_TEXT_LIMIT = _tunable("RESULTS_TEXT_LIMIT", 8000, "reports/results_json.py",
+                              "characters of a test's message, and of a problem's printed output, in results.json: a "
+                              "page a student reads on Gradescope, not a log")
+
+# What a submission may hold (read before any of it runs).
+MAX_MODULE_BYTES = _tunable("MAX_MODULE_BYTES", 1 << 20, "grading/submission.py",
+                            "one module file of a submission (an honest solution is a few kB); a larger one is refused "
+                            "unread")
+MAX_ZIP_ENTRIES = _tunable("MAX_ZIP_ENTRIES", 10_000, "grading/submission.py",
+                           "files of a submission (a zip's entries, a folder's files) looked at for the modules: a "
+                           "zip or folder of many more costs no more time")
+MAX_NESTED_ZIP_BYTES = _tunable("MAX_NESTED_ZIP_BYTES", 64 << 20, "grading/submission.py",
+                                "a zip inside a zip is read into memory, so it has a cap of its own")
+MAX_MEMBER_BYTES = _tunable("MAX_MEMBER_BYTES", 64 << 20, "gradescope/layout.py",
+                            "members of an upload larger than this are left out when the emulated container unpacks it "
+                            "(Gradescope's own cap is unknown)")
 
 # Recorded expected values.
 KEEP_CACHED = _tunable("KEEP_CACHED", 16, "expected/records.py",

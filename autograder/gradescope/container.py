@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..grading.cgroupfs import Mount, cgroup_dir, parse_membership, parse_mounts, read_keyed, read_number
+from ..settings import KILL_SECONDS
 
 CPU_PERIOD_US = 100_000
-KILL_SECONDS = 10.0
 
 
 class CgroupUnavailable(Exception):

@@ -17,11 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..grading.submission import ZIP_ERRORS
+from ..settings import MAX_MEMBER_BYTES
 
 ROOT = Path("/autograder")
 LOCK_FILE = Path("/tmp/autograder-gradescope-emulation.lock")
 MARKER = ".made-by-emulation"  # a folder left behind by an emulation that was killed is ours to remove
-MAX_MEMBER_BYTES = 64 << 20  # upload members larger than this are left out (Gradescope's own cap is unknown)
 
 
 class LayoutError(Exception):

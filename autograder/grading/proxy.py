@@ -21,10 +21,10 @@ import numpy as np
 from ..sandbox import codec, errors
 from ..sandbox.session import StudentCallError, WorkerSession
 from ..sandbox.worker import wire
+from ..settings import TAPE_MB
 from .named import with_callables
 from .time_rules import CallGuard
 
-TAPE_MB = 256  # what one problem's replies may hold until they are judged (an honest submission's: a few MB)
 LEAF_BYTES = 64  # what the grader counts for each number, string or marker of a reply besides its arrays' bytes
 
 

@@ -26,10 +26,8 @@ from pathlib import Path, PurePosixPath
 
 from ..model import scores
 from ..sandbox import boundary
+from ..settings import MAX_MODULE_BYTES, MAX_NESTED_ZIP_BYTES, MAX_ZIP_ENTRIES
 
-MAX_MODULE_BYTES = 1 << 20
-MAX_ZIP_ENTRIES = 10_000
-MAX_NESTED_ZIP_BYTES = 64 << 20  # a zip inside a zip is read into memory, so it has a cap of its own
 # Never the student's modules: a Mac's zip metadata, caches, version control, a virtual environment made in the folder.
 SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".pytest_cache", ".git", ".ipynb_checkpoints", ".venv", "venv", "site-packages", "node_modules"}
 # Every way reading a zip member can fail on damaged bytes: a bad CRC or header, and each decompressor's own error

@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from ..settings import WORKER_MEMORY_MB
 from . import paths
 
 
@@ -290,7 +291,6 @@ def load_problem(folder: Path, defaults: dict | None = None) -> Problem:
 
 # Gradescope's documented defaults, for a manifest without a ``gradescope:`` section; the grader's share is measured.
 GRADESCOPE_DEFAULTS = {"timeout_minutes": 10, "cpus": 0.5, "memory_mb": 768, "grader_memory_mb": 368}
-WORKER_MEMORY_MB = 3500  # the student's room where no container limit exists: far above any test's need, below a laptop's
 
 
 def _gradescope(data: dict, path: Path) -> GradescopeSettings:

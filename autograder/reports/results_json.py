@@ -11,9 +11,8 @@ from pathlib import Path
 
 from ..model.manifest import DEFAULT_VISIBILITY, Visibility
 from ..model.scores import GRADED, GradeReport, ProblemResult
+from ..settings import RESULTS_TEXT_LIMIT
 from .atomic_file import write_text
-
-OUTPUT_LIMIT = 8000
 
 
 def to_results(report: GradeReport, visibility: Visibility = DEFAULT_VISIBILITY) -> dict:
@@ -21,7 +20,7 @@ def to_results(report: GradeReport, visibility: Visibility = DEFAULT_VISIBILITY)
     tests = []
     for problem in report.problems:
         for test in problem.tests:
-            output = test.message[:OUTPUT_LIMIT]
+            output = test.message[:RESULTS_TEXT_LIMIT]
             if problem.kind != GRADED and problem.status not in output:
                 output = f"{problem.status}\n{output}".strip()
             tests.append({
@@ -53,11 +52,11 @@ def to_results(report: GradeReport, visibility: Visibility = DEFAULT_VISIBILITY)
 
 
 def printed_by_code(problem: ProblemResult) -> str:
-    """What the student reads of what their code printed, in at most ``OUTPUT_LIMIT`` characters: the end of the text
+    """What the student reads of what their code printed, in at most ``RESULTS_TEXT_LIMIT`` characters: the end of the text
     printed in public tests, and of hidden tests only how much each printed (their text would carry the hidden inputs;
     staff keep it in the record, ``staff_output``)."""
     note = _hidden_printed(problem.hidden_printed)
-    room = OUTPUT_LIMIT - len(note) - 2
+    room = RESULTS_TEXT_LIMIT - len(note) - 2
     text = problem.output[-room:] if problem.output.strip() else ""
     return f"{text.rstrip()}\n\n{note}" if text and note else text or note
 

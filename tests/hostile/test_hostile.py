@@ -872,7 +872,7 @@ def test_fork_bomb_is_capped(outcomes) -> None:
 
 def test_replies_kept_for_judging_are_bounded(outcomes) -> None:
     """A module whose calls return 160 MB each cannot make the grader keep them all until
-    judging (``grading.proxy.TAPE_MB`` per problem); the grader's peak stays within its stated budget."""
+    judging (``settings.TAPE_MB`` per problem); the grader's peak stays within its stated budget."""
     case = next(c for c in CASES if c.name == "res_hoard_replies")
     run = _outcome(outcomes, STRONGEST, case).run
     assert run.peak_mb is not None, run.stderr

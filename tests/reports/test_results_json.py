@@ -56,5 +56,5 @@ def test_the_printed_entry_stays_within_its_limit_with_many_hidden_tests_and_a_f
     problem.output = "x" * 50_000 + "\nthe last public line\n"
     problem.hidden_printed = {f"hidden_test_number_{i}_with_a_long_descriptive_name": 1256 for i in range(40)}
     entry = results_json.to_results(report)["tests"][-1]
-    assert len(entry["output"]) <= results_json.OUTPUT_LIMIT, len(entry["output"])
+    assert len(entry["output"]) <= results_json.RESULTS_TEXT_LIMIT, len(entry["output"])
     assert "the last public line" in entry["output"] and "and 20 more (24 KB in all)" in entry["output"]

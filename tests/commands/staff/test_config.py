@@ -27,6 +27,14 @@ def test_every_setting_has_a_reason_and_names_a_module_that_uses_it():
             assert s.name in (paths.PACKAGE_DIR / s.where).read_text(encoding="utf-8"), (s.name, s.where)
 
 
+def test_no_module_gives_a_setting_a_value_of_its_own():
+    tunables = {s.name for s in settings.ALL if not s.env}
+    own = [f"{path.relative_to(paths.ROOT)}: {name}" for path in paths.PACKAGE_DIR.rglob("*.py") if path.name != "settings.py"
+           for name in re.findall(r"^([A-Z][A-Z0-9_]*)\s*(?::[^=]+)?=", path.read_text(encoding="utf-8"), re.MULTILINE)
+           if name in tunables]
+    assert not own, f"defined again outside autograder/settings.py (import them from there): {own}"
+
+
 def test_config_prints_every_setting_with_its_value_in_force_and_the_assignment():
     env = {"AUTOGRADER_PORTABLE": "1", "PATH": "/usr/bin:/bin"}
     proc = subprocess.run([sys.executable, "-m", "autograder", "config"], cwd=paths.ROOT, env=env, capture_output=True,
