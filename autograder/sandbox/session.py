@@ -1,10 +1,11 @@
 """The grader's side of the sandbox: start a worker, send calls, enforce their CPU time and a wall-clock backstop.
 
-A ``WorkerSession`` serves one submission. It starts a worker lazily, imports a module on
-its first call (in a fresh child of the worker: switching modules resets it), and replaces
-a worker that was killed (timeout) or died (crash, exit, memory) with a fresh one for the
-next call. Each module may have a time budget for all its calls together. Every failure
-comes back as a ``StudentCallError`` carrying a message written for the student.
+A ``WorkerSession`` serves one submission. It starts a worker lazily and imports a module on its first call, in a
+child of the worker of its own (``fresh`` ends it, so the next test's calls start another). However a call ends (a
+reply, a call stopped at its limit: its child is interrupted, a child that exited or crashed), the grader checks in
+/proc that the worker is as it was before any student code ran, and replaces the worker with a fresh one only when it
+is not, or when the worker itself died. The time budgets of problems are the grading layer's (``grading.time_rules``).
+Every failure comes back as a ``StudentCallError`` carrying a message written for the student.
 """
 
 from __future__ import annotations
