@@ -34,5 +34,7 @@ def build(name: str, source: str | None = None) -> Any:
         _LOADED[source] = namespace
     found = namespace.get(name)
     if not callable(found) or name.startswith("_"):
-        raise ValueError(f"unknown named function {name!r}: the problem's callables.py defines no public function of that name")
+        raise ValueError(
+            f"unknown named function {name!r}: the problem's callables.py defines no public function of that name"
+        )
     return found
