@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     folder = Path(args.dir) if args.dir else paths.TEMPLATES
     if not folder.exists():
         print(
-            f"error: {folder} does not exist; pass the folder holding your .py files, e.g. python -m autograder check my_solutions/",
+            f"error: {folder} does not exist; pass the folder holding your .py files, e.g. python -m autograder check "
+            "my_solutions/",
             file=sys.stderr,
         )
         return 2

@@ -108,8 +108,10 @@ def emulate(
             not_emulated.append("peak memory: this kernel's cgroup has no peak counter (memory.peak needs Linux 5.19)")
         if group is not None:
             not_emulated.append(
-                "a cold page cache: libraries this machine had already read are charged to whoever read them first; in a "
-                "fresh container their pages count too (reclaimable, so the peak there can reach the limit without harm)"
+                "a cold page cache: libraries this machine had already read are charged to whoever read them first; in "
+                "a "
+                "fresh container their pages count too (reclaimable, so the peak there can reach the limit without "
+                "harm)"
             )
         run.leftovers_killed += leftovers
         run.caps = caps if group is not None else None

@@ -38,7 +38,8 @@ HANG = "    while True:\n        pass\n"
 SLEEP = "    time.sleep(10**6)\n"
 # Allocates (and touches) all the memory its limit allows, in 32 MB and then 1 MB steps (the module's first call).
 HOG = (
-    "    hoard = []\n    for step in (1 << 22, 1 << 17) if not globals().get('_hogged') else ():\n        globals()['_hogged'] = True\n"
+    "    hoard = []\n    for step in (1 << 22, 1 << 17) if not globals().get('_hogged') else ():\n        "
+    "globals()['_hogged'] = True\n"
     "        try:\n            while True:\n                hoard.append(np.ones(step))\n"
     "        except MemoryError:\n            pass\n    return None\n"
 )

@@ -33,7 +33,8 @@ from .time_rules import CallGuard, problem_budget
 class Purpose(enum.Enum):
     """Why a submission is graded: it decides the tests and the session."""
 
-    SELF_CHECK = "self-check"  # a student's own code: public tests; no uid switch; the portable path where Linux's sandbox cannot run
+    # a student's own code: public tests; no uid switch; the portable path where Linux's sandbox cannot run
+    SELF_CHECK = "self-check"
     GRADING = "grading"  # public and hidden tests, the staff sandbox (never the portable path)
     VALIDATION = "validation"  # the tests' own check on the reference, stubs, mistakes, fair variants: as grading
 

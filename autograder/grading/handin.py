@@ -75,7 +75,8 @@ def write_zip(sources: dict[str, bytes], target: Path) -> Path:
     return target
 
 
-def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001 - WorkerSession(s) or None
+# WorkerSession(s) or None
+def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001
     """Check the modules at ``path`` (a folder or a zip), then write ``out`` with exactly the modules found."""
     path, out = Path(path), Path(out)
     try:
@@ -139,12 +140,14 @@ def describe(handin: Handin, assignment: Assignment) -> list[str]:
     where = f"{handin.out}"
     if handin.ready:
         lines.append(
-            f"Wrote {where} with all {len(assignment.modules)} modules. Upload it to Gradescope (the hidden tests run there)."
+            f"Wrote {where} with all {len(assignment.modules)} modules. Upload it to Gradescope (the hidden tests run "
+            "there)."
         )
     else:
         costly = ", ".join(f"{m}.py" for m in handin.costly())
         lines.append(
-            f"Wrote {where} with {len(assignment.modules) - len(handin.missing)} of the {len(assignment.modules)} modules; "
+            f"Wrote {where} with {len(assignment.modules) - len(handin.missing)} of the {len(assignment.modules)} "
+            "modules; "
             f"{costly} will cost points as listed above. Fix it and run submit again, or upload this zip to Gradescope "
             "as it is (you may resubmit until the deadline)."
         )

@@ -48,7 +48,8 @@ def load_test_file(path: Path, hidden: bool) -> list[TestSpec]:
             if bool(value.hidden) != hidden:
                 listed = "hidden" if hidden else "public"
                 raise ManifestError(
-                    f"{path}: test {value.test_func.__name__} has hidden={value.hidden} but the file is listed as {listed}"
+                    f"{path}: test {value.test_func.__name__} has hidden={value.hidden} but the file is listed as "
+                    f"{listed}"
                 )
             name = value.name or value.test_func.__name__.removeprefix("test_")
             specs.append(TestSpec(path, name, float(value.points), hidden, value.test_func))
@@ -153,7 +154,8 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
         except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
             where = traceback.extract_tb(exc.__traceback__)[-1]
             passed = False
-            message = f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line {where.lineno})"
+            message = (f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line "
+                       f"{where.lineno})")
         finally:
             REVEAL.reset(token)
     mistakes = {} if passed else mistakes_shown(message, offered)

@@ -72,7 +72,8 @@ def slow_calls(exchanges: Sequence) -> list[str]:
         limit = calls[0].limit
         if sum(ran) >= SLOW_SHARE * limit:
             notes.append(
-                f"{module}.{func} was slow: {len(calls)} call(s) ran {sum(ran):.1f} s in all, the slowest {max(ran):.1f} s "
+                f"{module}.{func} was slow: {len(calls)} call(s) ran {sum(ran):.1f} s in all, the slowest "
+                f"{max(ran):.1f} s "
                 f"of the {limit:g} s a call may take. Hidden tests may call it on larger inputs, where a slow form "
                 "runs out of time."
             )
@@ -208,7 +209,8 @@ def unknown_problem(name: object, modules: list[str]) -> str:
     number = re.fullmatch(r"\s*(?:q|p|problem|ex|exercise|question)?[\s_-]*(\d+)\s*", text, re.IGNORECASE)
     if number and 1 <= int(number.group(1)) <= len(modules):
         meant = modules[int(number.group(1)) - 1]
-        return f"unknown problem {text!r}: did you mean {meant!r} (problem {number.group(1)})? Problems are named by module; {choose}"
+        return (f"unknown problem {text!r}: did you mean {meant!r} (problem {number.group(1)})? Problems are named by "
+                f"module; {choose}")
     plain = text.strip().lower().removesuffix(".py").replace("-", "_").replace(" ", "_")
     close = difflib.get_close_matches(plain, modules, n=1, cutoff=0.6)
     if plain in modules or close:

@@ -148,10 +148,12 @@ def bound_problem(assignment: Assignment) -> str | None:
     shares = ", ".join(f"{p.module} {p.limits.call_seconds:g} s -> {problem_bound(p):g} s" for p in assignment.problems)
     minutes = math.ceil((bound + GRADER_SECONDS) / DEADLINE_FRACTION / 60)
     lines = [
-        f"the worst case of a submission, {bound:g} s in student code and worker restarts plus {GRADER_SECONDS:g} s for otter "
+        f"the worst case of a submission, {bound:g} s in student code and worker restarts plus {GRADER_SECONDS:g} s "
+        "for otter "
         f"and the grader, passes the deadline of {deadline:g} s ({DEADLINE_FRACTION:.0%} of the "
         f"{assignment.gradescope.timeout_minutes:g}-minute timeout) by {over:g} s.",
-        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR + 1} worker "
+        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR + 1} "
+        "worker "
         f"restarts of {RESTART_SECONDS:g} s: {shares}; plus the first start, {RESTART_SECONDS:g} s.",
     ]
     if fixed + GRADER_SECONDS < deadline:
@@ -171,9 +173,11 @@ def describe(assignment: Assignment) -> str:
     """The rules in one line, for the staff's log."""
     calls = ", ".join(f"{p.module} {p.limits.call_seconds:g} s" for p in assignment.problems)
     return (
-        f"per call: {calls} (CPU time of all it runs at {CPU_SHARE:g} CPU, wall clock up to {WALL_BACKSTOP:g} x); a function "
+        f"per call: {calls} (CPU time of all it runs at {CPU_SHARE:g} CPU, wall clock up to {WALL_BACKSTOP:g} x); a "
+        "function "
         f"stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit; "
-        f"per submission: no call after {DEADLINE_FRACTION:.0%} of the {assignment.gradescope.timeout_minutes:g}-minute timeout"
+        f"per submission: no call after {DEADLINE_FRACTION:.0%} of the "
+        f"{assignment.gradescope.timeout_minutes:g}-minute timeout"
     )
 
 

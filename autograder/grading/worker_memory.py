@@ -49,8 +49,10 @@ def choose(assignment: Assignment, container: cgroupfs.MemoryLimit | None = None
     if room < MIN_ROOM_MB:
         needed = settings.grader_memory_mb + MIN_ROOM_MB
         warning = (
-            f"the container's memory ({total} MB) leaves only {room} MB for the student's code after the grader's share; "
-            f"the worker gets {MIN_ROOM_MB} MB anyway: raise the assignment's memory on Gradescope to at least {needed} MB"
+            f"the container's memory ({total} MB) leaves only {room} MB for the student's code after the grader's "
+            "share; "
+            f"the worker gets {MIN_ROOM_MB} MB anyway: raise the assignment's memory on Gradescope to at least "
+            f"{needed} MB"
         )
         room = MIN_ROOM_MB
     return WorkerMemory(min(assignment.worker_memory_mb, room), reason, warning)

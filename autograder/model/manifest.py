@@ -72,7 +72,8 @@ class GradescopeSettings:
 
     def describe(self) -> str:
         """One line for staff: what to set under the assignment's autograder settings."""
-        return f"Gradescope autograder settings: timeout {self.timeout_minutes:g} min, memory {self.memory_mb} MB, CPU {self.cpus:g}"
+        return (f"Gradescope autograder settings: timeout {self.timeout_minutes:g} min, memory {self.memory_mb} MB, "
+                f"CPU {self.cpus:g}")
 
 
 @dataclass(frozen=True)
@@ -333,7 +334,8 @@ def _visibility(data: object, path: Path) -> Visibility:
         return DEFAULT_VISIBILITY
     if not isinstance(data, dict):
         raise ManifestError(
-            f"{path}: key 'gradescope.visibility' should be a mapping of public/hidden/output to one of {', '.join(VISIBILITIES)}"
+            f"{path}: key 'gradescope.visibility' should be a mapping of public/hidden/output to one of "
+            f"{', '.join(VISIBILITIES)}"
         )
     unknown = sorted(set(data) - {"public", "hidden", "output"})
     if unknown:

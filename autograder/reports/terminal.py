@@ -61,6 +61,7 @@ def render(report: GradeReport, title: str = "") -> str:
     total_tests = sum(len(p.tests) for p in report.problems)
     total_passed = sum(t.passed for p in report.problems for t in p.tests)
     parts.append(
-        f"TOTAL  {total_passed}/{total_tests} tests passed   {_fmt(report.points)}/{_fmt(report.max_points)} pts   ({report.seconds:.1f} s)"
+        f"TOTAL  {total_passed}/{total_tests} tests passed   {_fmt(report.points)}/{_fmt(report.max_points)} pts   "
+        f"({report.seconds:.1f} s)"
     )
     return safe("\n\n".join(parts))

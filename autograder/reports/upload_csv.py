@@ -59,9 +59,11 @@ def _why_not(name: str, report: GradeReport | None, roster: Roster) -> str:
     if report is None:
         return f"{name}: not graded ({entry.note if entry else 'no record'})"
     if not report.problems:
-        return f"{name}: the grader failed on it ({report.notes[0] if report.notes else 'no record'}); run grade-all again to grade it again"
+        return (f"{name}: the grader failed on it ({report.notes[0] if report.notes else 'no record'}); run grade-all "
+                "again to grade it again")
     if report.unreadable:
-        return f"{name}: {'; '.join(unreadable_reasons(report))}; ask the student for the file, or download the export again"
+        return (f"{name}: {'; '.join(unreadable_reasons(report))}; ask the student for the file, or download the "
+                "export again")
     return ""
 
 

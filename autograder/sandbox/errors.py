@@ -95,7 +95,8 @@ def timed_out(
         )
     elif limit.cpu_limit is not None and limit.cpu is not None:
         text += (
-            f": after {limit.wall:.1f} s of wall clock it had used only {limit.cpu:.1f} s of its {limit.cpu_limit:g} s of "
+            f": after {limit.wall:.1f} s of wall clock it had used only {limit.cpu:.1f} s of its {limit.cpu_limit:g} s "
+            "of "
             f"CPU time (a call that sleeps or waits is stopped too)."
         )
     else:

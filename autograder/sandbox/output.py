@@ -124,7 +124,8 @@ def _rendered(data: bytes | bytearray, dropped: int, tail: bytes | bytearray) ->
     # Named a flood only when what may be shown passed the limit by itself (not when a hidden test's output filled it).
     flood = (
         (
-            f"[a flood of output: {printed:,} bytes printed, of which the first {len(data):,} and the last lines are kept; "
+            f"[a flood of output: {printed:,} bytes printed, of which the first {len(data):,} and the last lines are "
+            "kept; "
             "printing this much slows every call, so print less]\n"
         )
         if printed > OUTPUT_LIMIT

@@ -77,12 +77,14 @@ class Protections:
         if self.landlock:
             extra = ", signals and abstract sockets kept inside" if self.landlock >= 6 else ""
             parts.append(
-                f"Landlock ABI {self.landlock} (reads: Python, worker code, staged modules; writes: one scratch folder; no TCP{extra}; "
+                f"Landlock ABI {self.landlock} (reads: Python, worker code, staged modules; writes: one scratch "
+                f"folder; no TCP{extra}; "
                 "a nested domain per test)"
             )
         if self.seccomp:
             parts.append(
-                "seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring; a test cannot signal the worker or change "
+                "seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring; a test cannot signal the worker or "
+                "change "
                 "another process's scheduling or limits)"
             )
         missing = []

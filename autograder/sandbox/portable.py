@@ -41,9 +41,11 @@ WORKER = Path(__file__).resolve().parent / "worker" / "portable_main.py"
 def describe(reason: str) -> str:
     """The protections line of a portable self-check."""
     return (
-        f"sandbox: portable path ({reason}): student code in a child process, a fresh one for a module that changes what "
+        f"sandbox: portable path ({reason}): student code in a child process, a fresh one for a module that changes "
+        "what "
         "the next would see, per-call time limit; "
-        "not available: memory limit, file and network confinement (fine for your own code; staff grading refuses this path)"
+        "not available: memory limit, file and network confinement (fine for your own code; staff grading refuses this "
+        "path)"
     )
 
 

@@ -254,7 +254,8 @@ class WorkerProcess:
             return "the worker's first process changed its scheduling or limits"
         if self.setup.scratch_view(self.host_pid) != self.scratch_view:
             return "the scratch folder is not as it was"
-        self.setup.box.restore_modes()  # student code may chmod the box's files it owns (the grader's own user): put back
+        # student code may chmod the box's files it owns (the grader's own user): put back
+        self.setup.box.restore_modes()
         return None
 
     def leftovers(self) -> list[int]:

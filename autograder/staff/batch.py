@@ -561,7 +561,8 @@ def merge(batch: Batch, shard_dirs: list[Path], found: dict[str, Path] | None = 
         to_grade = [name for name in info.get("graded", part) if name in part]
         if len(done) < len(to_grade):
             raise RunError(
-                f"{folder}: shard {k}/{n} has graded {len(done)} of its {len(to_grade)} submissions; run it again to finish"
+                f"{folder}: shard {k}/{n} has graded {len(done)} of its {len(to_grade)} submissions; run it again to "
+                "finish"
             )
         records_found |= {name: (folder, records[name]) for name in done}
     missing = sorted(set(range(1, (total or 0) + 1)) - set(parts))

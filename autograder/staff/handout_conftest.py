@@ -31,7 +31,8 @@ def pytest_configure(config: pytest.Config) -> None:
         )
 
 
-def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # noqa: ANN001 - pytest's TerminalReporter
+# pytest's TerminalReporter
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # noqa: ANN001
     """What the student's code printed, per problem, as ``check`` shows it."""
     report = config.stash.get(_GRADED, None)
     if report is None:

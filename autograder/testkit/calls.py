@@ -47,7 +47,8 @@ def _short(value: Any) -> str:
         dtype = str(value.dtype).replace("torch.", "")
         return f"{dtype}{list(value.shape)}"
     if isinstance(value, (list, tuple)) and (len(value) > 6 or any(hasattr(v, "shape") for v in value)):
-        return f"<{type(value).__name__} of {len(value)}: {', '.join(_short(v) for v in value[:3])}{', ...' if len(value) > 3 else ''}>"
+        return (f"<{type(value).__name__} of {len(value)}: "
+                f"{', '.join(_short(v) for v in value[:3])}{', ...' if len(value) > 3 else ''}>")
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 

@@ -207,7 +207,8 @@ def difference_array(got: Any, expected: Any, tol: Tolerance) -> str | None:
             first_bad = first_bad if first_bad is not None else part.start + int(np.flatnonzero(bad)[0])
     if bad_count:
         index = np.unravel_index(first_bad, arr.shape)
-        return f"got a non-finite value ({float(arr[index])}) at index {_fmt_index(index)} where a finite value was expected ({bad_count} such entries)"
+        return (f"got a non-finite value ({float(arr[index])}) at index {_fmt_index(index)} where a finite value was "
+                f"expected ({bad_count} such entries)")
     scale = max(
         (float(np.max(np.abs(flat_exp[part][np.isfinite(flat_exp[part])]), initial=0.0)) for part in chunks),
         default=0.0,

@@ -73,8 +73,10 @@ def expect_linear_in_tokens(
         expect_true(
             growth <= WORK_GROWTH_LIMIT,
             f"with {large // small} times the tokens ({small} -> {large}), {name} did {growth:.1f} times the work in "
-            f"torch (elements computed and multiply-accumulates: {costs[small]['work']:,} -> {costs[large]['work']:,}); "
-            f"time linear in N allows about {large // small} (accepted up to {WORK_GROWTH_LIMIT:g}): it may not {never}; "
+            f"torch (elements computed and multiply-accumulates: {costs[small]['work']:,} -> "
+            f"{costs[large]['work']:,}); "
+            f"time linear in N allows about {large // small} (accepted up to {WORK_GROWTH_LIMIT:g}): it may not "
+            f"{never}; "
             f"{instead}.",
             called=sized[large].shown,
         )

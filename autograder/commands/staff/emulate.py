@@ -59,7 +59,8 @@ def keep_results(results: dict, target: Path) -> str:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(results, indent=1), encoding="utf-8")
     except OSError as exc:
-        return f"results.json not kept: could not write {target}: {exc.strerror or exc}; pass --results with a writable path"
+        return (f"results.json not kept: could not write {target}: {exc.strerror or exc}; pass --results with a "
+                "writable path")
     return f"results.json kept at {target}"
 
 
@@ -98,7 +99,8 @@ def report(outcome: emulation.Run, modules: list[str]) -> str:
         lines.append(f"{'TOTAL':<{width}}  {float(outcome.results.get('score', 0)):6g}")
         lines += lost_points(outcome.results)
         lines.append(
-            f"calls stopped at their time limit: {outcome.stopped_calls}; calls not run (time rules): {outcome.calls_not_run}"
+            f"calls stopped at their time limit: {outcome.stopped_calls}; calls not run (time rules): "
+            f"{outcome.calls_not_run}"
         )
     peak = f"{outcome.peak_memory_mb:.0f} MB" if outcome.peak_memory_mb is not None else "unknown"
     cpu = f"{outcome.cpu_seconds:.1f} s" if outcome.cpu_seconds is not None else "unknown"

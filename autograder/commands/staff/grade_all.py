@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
     if shard is not None:
         print(
             f"graded shard {shard[0]}/{shard[1]}: {batch.done_line(done).removeprefix('graded ')}; "
-            f"wrote {args.out}; merge every shard with: grade-all {args.dir} --merge SHARD_DIR... --out MERGED/grades.csv"
+            f"wrote {args.out}; merge every shard with: grade-all {args.dir} --merge SHARD_DIR... --out "
+            "MERGED/grades.csv"
         )
         return 0
     print(safe(batch.write_summary(done)))

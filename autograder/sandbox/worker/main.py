@@ -199,7 +199,8 @@ def import_libraries(args: argparse.Namespace) -> None:
 
     torch.set_num_threads(1)
     if args.seccomp:
-        import pyseccomp  # noqa: F401 - finds and loads libseccomp now: a module's child may not be able to fork ldconfig
+        # finds and loads libseccomp now: a module's child may not be able to fork ldconfig
+        import pyseccomp  # noqa: F401
     if args.landlock is not None:
         import landlockpy  # noqa: F401
     cap_address_space(args.memory_mb)
@@ -425,7 +426,8 @@ class FirstProcess:
             return
         while limit > 0:
             limit -= 1 << 16
-            try:  # pipe to pipe in the kernel where it can (the grader's end of fd 1 is a pipe): no copy through this process
+            # pipe to pipe in the kernel where it can (the grader's end of fd 1 is a pipe): no copy through this process
+            try:
                 moved = os.splice(child.ends.parent_out, 1, 1 << 16) if _SPLICE else -1
             except BlockingIOError:
                 return
@@ -510,7 +512,9 @@ class FirstProcess:
                 os.set_blocking(fd, True)
             except OSError:
                 pass
-        try:  # the folder is the sandbox uid's (or, under bubblewrap, made with a fixed mode): its owner can always restore it
+        # the folder is the sandbox uid's (or, under bubblewrap, made with a fixed mode): its owner can always
+        # restore it
+        try:
             os.chmod(self.args.scratch, self.scratch_mode)
         except OSError:
             pass

@@ -143,7 +143,8 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
     try:
         return enc(value, 0), blobs
     finally:
-        enc = enc_array = None  # noqa: F841 - the nested functions refer to each other: without this, their cycle keeps the arrays until a collection
+        # the nested functions refer to each other: without this, their cycle keeps the arrays until a collection
+        enc = enc_array = None  # noqa: F841
 
 
 def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
@@ -187,7 +188,8 @@ def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
     try:
         return dec(tree, 0)
     finally:
-        dec = None  # noqa: F841 - it refers to itself: without this, the cycle keeps the received arrays alive until a collection
+        # it refers to itself: without this, the cycle keeps the received arrays alive until a collection
+        dec = None  # noqa: F841
 
 
 def write_message(fd: int, header: dict, blobs: list[np.ndarray], write_all=None) -> None:
