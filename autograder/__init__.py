@@ -9,7 +9,8 @@ __version__ = "1.0.0"
 
 
 def check(*problems: str, folder=None):
-    """The public tests of ``problems`` (default: all) on your modules, run out of process; see ``autograder.notebook``."""
+    """The public tests of ``problems`` (default: all) on your modules, run out of process; see
+    ``autograder.notebook``."""
     from .notebook import check as run_check
 
     return run_check(*problems, folder=folder)

@@ -13,7 +13,13 @@ from .commands import COMMANDS
 
 UNIX_ONLY = ("fcntl", "termios", "resource", "grp", "pwd")
 STAFF_PACKAGES = ("commands.staff", "staff", "gradescope")  # not in the students' handout
-SANDBOXED = ("check", "submit", "staff.grade", "staff.grade_all", "staff.validate")  # commands that start a worker: probe early
+SANDBOXED = (
+    "check",
+    "submit",
+    "staff.grade",
+    "staff.grade_all",
+    "staff.validate",
+)  # commands that start a worker: probe early
 
 
 def _staff_only(name: str):
@@ -30,14 +36,18 @@ def _unavailable(name: str, missing: str):
     """A command that needs a module this Python lacks (a Unix-only one, on Windows say)."""
 
     def run(args: argparse.Namespace) -> int:
-        print(f"error: `{name}` needs the {missing} module, which this Python does not have (it runs on Linux)", file=sys.stderr)
+        print(
+            f"error: `{name}` needs the {missing} module, which this Python does not have (it runs on Linux)",
+            file=sys.stderr,
+        )
         return 2
 
     return run
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line; with ``only`` (a module of ``commands``), that command alone (importing the others costs time)."""
+    """The command line; with ``only`` (a module of ``commands``), that command alone (importing the others costs
+    time)."""
     parser = argparse.ArgumentParser(prog=_program(), description="Grade the attention homework.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in COMMANDS if only is None else (only,):
@@ -47,12 +57,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             command = importlib.import_module(path)
         except ModuleNotFoundError as exc:
             if exc.name in UNIX_ONLY:  # e.g. emulate on Windows: say so when asked, keep the other commands working
-                p = sub.add_parser(name, help=f"(not on this machine: needs {exc.name}, which this Python lacks)", add_help=False)
+                p = sub.add_parser(
+                    name, help=f"(not on this machine: needs {exc.name}, which this Python lacks)", add_help=False
+                )
                 p.set_defaults(run=_unavailable(name, exc.name), any_arguments=True)
                 continue
             if not _left_out(exc.name, path):
                 raise
-            p = sub.add_parser(name, add_help=False)  # no help=: understood (to explain), but --help lists only what works here
+            p = sub.add_parser(
+                name, add_help=False
+            )  # no help=: understood (to explain), but --help lists only what works here
             p.set_defaults(run=_staff_only(name), any_arguments=True)
             continue
         p = sub.add_parser(command.NAME, help=command.HELP, description=command.DESCRIPTION)
@@ -62,12 +76,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _program() -> str:
-    """How this command line was started, for its usage lines: the installed ``autograder`` or ``python -m autograder``."""
+    """How this command line was started, for its usage lines: the installed ``autograder`` or ``python -m
+    autograder``."""
     return "autograder" if os.path.basename(sys.argv[0]) == "autograder" else "python -m autograder"
 
 
 def _left_out(missing: str | None, path: str) -> bool:
-    """Whether ``missing`` is a package the students' handout leaves out (the staff commands and the layers they need)."""
+    """Whether ``missing`` is a package the students' handout leaves out (the staff commands and the layers they
+    need)."""
     return missing is not None and (path.startswith(f"{missing}.") or path == missing
                                     or missing.startswith(tuple(f"{__package__}.{p}" for p in STAFF_PACKAGES)))
 

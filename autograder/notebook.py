@@ -59,7 +59,8 @@ class CheckResult:
 
 @dataclass
 class SubmitResult:
-    """What ``submit`` did: the check's table, what is left to do, and the zip to upload (``out``, None if none was written)."""
+    """What ``submit`` did: the check's table, what is left to do, and the zip to upload (``out``, None if none was
+    written)."""
 
     out: Path | None
     lines: list[str]
@@ -85,7 +86,8 @@ WRONG_FOLDER = ("{where} is not a folder. Open this notebook from the handout's 
 
 
 def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
-    """Run the public tests of ``problems`` (default: all of them) on the modules in ``folder`` (default: student_template/)."""
+    """Run the public tests of ``problems`` (default: all of them) on the modules in ``folder`` (default:
+    student_template/)."""
     try:
         assignment = manifest.load()
         unknown = [p for p in problems if p not in assignment.modules]
@@ -96,7 +98,9 @@ def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
             result = CheckResult(False, usage=WRONG_FOLDER.format(where=where))
         else:
             report = selfcheck.run(where, assignment, list(problems), session=_session(assignment))
-            result = CheckResult(report.all_passed, report, selfcheck.verdict(report, assignment), problems=list(problems))
+            result = CheckResult(
+                report.all_passed, report, selfcheck.verdict(report, assignment), problems=list(problems)
+            )
     except Exception:  # noqa: BLE001 - a fault of the grader or the machine must not end the student's session
         close()  # a worker in an unknown state: the next check starts afresh
         result = CheckResult(False, error=traceback.format_exc(limit=5))

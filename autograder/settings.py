@@ -54,13 +54,21 @@ AUTOGRADER_EXPECTED_CACHE = _env("AUTOGRADER_EXPECTED_CACHE", None, "expected/re
                                  "then autograder/expected), shared by every checkout of the project")
 AUTOGRADER_CACHE = _env("AUTOGRADER_CACHE", "/var/cache/autograder", "sandbox/runtime.py",
                         "where a root grader keeps the mirror of a Python install the sandbox user cannot read")
-AUTOGRADER_UID_BASE = _env("AUTOGRADER_UID_BASE", "64000", "sandbox/identity.py",
-                           "the first of the uids leased to workers when the grader is root (none may be a real user's)")
+AUTOGRADER_UID_BASE = _env(
+    "AUTOGRADER_UID_BASE",
+    "64000",
+    "sandbox/identity.py",
+    "the first of the uids leased to workers when the grader is root (none may be a real user's)",
+)
 AUTOGRADER_PORTABLE = _env("AUTOGRADER_PORTABLE", None, "sandbox/policy.py",
                            "=1: a self-check takes the portable path (child Pythons, no memory or file confinement), "
                            "as it does on macOS and Windows; staff commands refuse it")
-AUTOGRADER_NO_BWRAP = _env("AUTOGRADER_NO_BWRAP", None, "sandbox/policy.py",
-                           "=1: do not use bubblewrap, as in a container that refuses namespaces (tests, the emulation)")
+AUTOGRADER_NO_BWRAP = _env(
+    "AUTOGRADER_NO_BWRAP",
+    None,
+    "sandbox/policy.py",
+    "=1: do not use bubblewrap, as in a container that refuses namespaces (tests, the emulation)",
+)
 AUTOGRADER_NO_LANDLOCK = _env("AUTOGRADER_NO_LANDLOCK", None, "sandbox/policy.py",
                               "=1: do not use Landlock (tests of the other layers on their own)")
 AUTOGRADER_NO_SECCOMP = _env("AUTOGRADER_NO_SECCOMP", None, "sandbox/policy.py",
@@ -75,10 +83,12 @@ AUTOGRADER_WORKER = _env("AUTOGRADER_WORKER", None, "sandbox/process.py",
                          "set by the harness in each worker's environment: a marker that finds the worker's leftover "
                          "processes in /proc")
 # Read by the test suite only (tests/staff/test_student_install.py): the CI modes of the install test.
-for _name, _reason in (("AUTOGRADER_LOWEST", "=1: install the lowest version of each requirement range of the handout"),
-                       ("AUTOGRADER_PYPI_INSTALL", "=1: install the handout's requirements from PyPI, not the local cache"),
-                       ("AUTOGRADER_STUDENT_PYTHON", "the Python the install test creates the student's venv with"),
-                       ("AUTOGRADER_FULL_INSTALL", "=1: the install test runs every command of the handout's README")):
+for _name, _reason in (
+    ("AUTOGRADER_LOWEST", "=1: install the lowest version of each requirement range of the handout"),
+    ("AUTOGRADER_PYPI_INSTALL", "=1: install the handout's requirements from PyPI, not the local cache"),
+    ("AUTOGRADER_STUDENT_PYTHON", "the Python the install test creates the student's venv with"),
+    ("AUTOGRADER_FULL_INSTALL", "=1: the install test runs every command of the handout's README"),
+):
     _env(_name, None, "tests/staff/test_student_install.py", _reason)
 
 # Time rules (grading/time_rules.py; the README's table says how they bound a submission).
@@ -120,12 +130,24 @@ TMP_MB = _tunable("TMP_MB", 64, "sandbox/policy.py",
 # The sandbox's waits (charged to no student).
 STARTUP_SECONDS = _tunable("STARTUP_SECONDS", 120.0, "sandbox/exchange.py",
                            "a worker's start (its torch import) on a slow, loaded machine")
-RESET_SECONDS = _tunable("RESET_SECONDS", 30.0, "sandbox/session.py",
-                         "the worker ends a module's processes and wipes what it wrote (a stopped worker is seen at once)")
-RESET_FREE_SECONDS = _tunable("RESET_FREE_SECONDS", 1.0, "sandbox/session.py",
-                              "of a reset, the grader's own: what a module left that takes longer to end or wipe is charged to it")
-INTERRUPT_SECONDS = _tunable("INTERRUPT_SECONDS", 5.0, "sandbox/process.py",
-                             "after a call's limit, how long a worker may take to answer the interrupt before it is killed")
+RESET_SECONDS = _tunable(
+    "RESET_SECONDS",
+    30.0,
+    "sandbox/session.py",
+    "the worker ends a module's processes and wipes what it wrote (a stopped worker is seen at once)",
+)
+RESET_FREE_SECONDS = _tunable(
+    "RESET_FREE_SECONDS",
+    1.0,
+    "sandbox/session.py",
+    "of a reset, the grader's own: what a module left that takes longer to end or wipe is charged to it",
+)
+INTERRUPT_SECONDS = _tunable(
+    "INTERRUPT_SECONDS",
+    5.0,
+    "sandbox/process.py",
+    "after a call's limit, how long a worker may take to answer the interrupt before it is killed",
+)
 WATCH_SECONDS = _tunable("WATCH_SECONDS", 0.25, "sandbox/process.py",
                          "how often a running call's written files are measured")
 KILL_SECONDS = _tunable("KILL_SECONDS", 10.0, "sandbox/identity.py",
@@ -153,10 +175,14 @@ MAX_MEMBER_BYTES = _tunable("MAX_MEMBER_BYTES", 64 << 20, "gradescope/layout.py"
                             "(Gradescope's own cap is unknown)")
 
 # Recorded expected values.
-KEEP_CACHED = _tunable("KEEP_CACHED", 16, "expected/records.py",
-                       "fingerprints kept per problem in the staff cache (older ones are removed when a new one is recorded): "
-                       "enough for every checkout of a team working side by side, which otherwise evict each other and "
-                       "re-record behind one lock")
+KEEP_CACHED = _tunable(
+    "KEEP_CACHED",
+    16,
+    "expected/records.py",
+    "fingerprints kept per problem in the staff cache (older ones are removed when a new one is recorded): "
+    "enough for every checkout of a team working side by side, which otherwise evict each other and "
+    "re-record behind one lock",
+)
 KEEP_INPUT_ELEMENTS = _tunable("KEEP_INPUT_ELEMENTS", 8192, "expected/store.py",
                                "inputs larger than this are kept in a store as their digest only (seeded numpy draws, "
                                "the same bits everywhere)")

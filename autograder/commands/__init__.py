@@ -6,5 +6,16 @@ parses, calls and prints. Commands for everyone sit here, staff commands in ``co
 the students' handout does not ship (``cli`` then explains instead of listing them).
 """
 
-COMMANDS = ("check", "submit", "staff.config", "staff.grade", "staff.build", "staff.templates", "staff.validate", "staff.grade_all",
-            "staff.handout", "staff.emulate", "staff.new_problem")
+COMMANDS = (
+    "check",
+    "submit",
+    "staff.config",
+    "staff.grade",
+    "staff.build",
+    "staff.templates",
+    "staff.validate",
+    "staff.grade_all",
+    "staff.handout",
+    "staff.emulate",
+    "staff.new_problem",
+)

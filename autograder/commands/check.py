@@ -13,19 +13,29 @@ from .common import known_problems
 
 NAME = "check"
 HELP = "run the public tests on your modules"
-DESCRIPTION = ("Run the public tests on the modules in DIR (a folder or a .zip, as you would upload it) and print a table "
-               "per problem. Exit 0 only if all pass. `python -m autograder submit` then writes the zip to upload.")
+DESCRIPTION = (
+    "Run the public tests on the modules in DIR (a folder or a .zip, as you would upload it) and print a table "
+    "per problem. Exit 0 only if all pass. `python -m autograder submit` then writes the zip to upload."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", nargs="?", metavar="DIR", help="folder or .zip with your .py files (default: student_template/)")
-    parser.add_argument("-p", "--problem", action="append", metavar="MODULE", help="check only this problem (repeatable)")
+    parser.add_argument(
+        "dir", nargs="?", metavar="DIR", help="folder or .zip with your .py files (default: student_template/)"
+    )
+    parser.add_argument(
+        "-p", "--problem", action="append", metavar="MODULE", help="check only this problem (repeatable)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     folder = Path(args.dir) if args.dir else paths.TEMPLATES
     if not folder.exists():
-        print(f"error: {folder} does not exist; pass the folder holding your .py files, e.g. python -m autograder check my_solutions/", file=sys.stderr)
+        print(
+            f"error: {folder} does not exist; pass the folder holding your .py files, e.g. python -m autograder check "
+            "my_solutions/",
+            file=sys.stderr,
+        )
         return 2
     assignment = manifest.load()
     modules = known_problems(assignment, args.problem)

@@ -12,13 +12,19 @@ from ..reports import terminal
 
 NAME = "submit"
 HELP = "check your modules, then write submission.zip (exactly your module files) to upload"
-DESCRIPTION = ("Run the public tests on the modules in DIR (a folder or a .zip; default: student_template/), list what still "
-               "fails or is not implemented, and write a zip holding exactly the assignment's module files, ready for Gradescope.")
+DESCRIPTION = (
+    "Run the public tests on the modules in DIR (a folder or a .zip; default: student_template/), list what still "
+    "fails or is not implemented, and write a zip holding exactly the assignment's module files, ready for Gradescope."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", nargs="?", metavar="DIR", help="folder or .zip with your .py files (default: student_template/)")
-    parser.add_argument("--out", default="submission.zip", metavar="ZIP", help="the zip to write (default: submission.zip)")
+    parser.add_argument(
+        "dir", nargs="?", metavar="DIR", help="folder or .zip with your .py files (default: student_template/)"
+    )
+    parser.add_argument(
+        "--out", default="submission.zip", metavar="ZIP", help="the zip to write (default: submission.zip)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

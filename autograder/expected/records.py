@@ -26,9 +26,20 @@ from ..settings import KEEP_CACHED
 from .store import Store, decode
 
 # Harness files whose change changes what gets recorded (the cache's key includes them).
-RECORDING_CODE = ("testkit/calls.py", "testkit/inputs.py", "testkit/scaling.py", "expected/store.py", "expected/records.py", "staff/recording.py",
-                  "staff/solutions.py", "sandbox/codec.py", "sandbox/worker/wire.py", "sandbox/worker/callables.py",
-                  "sandbox/worker/serving.py", "settings.py")
+RECORDING_CODE = (
+    "testkit/calls.py",
+    "testkit/inputs.py",
+    "testkit/scaling.py",
+    "expected/store.py",
+    "expected/records.py",
+    "staff/recording.py",
+    "staff/solutions.py",
+    "sandbox/codec.py",
+    "sandbox/worker/wire.py",
+    "sandbox/worker/callables.py",
+    "sandbox/worker/serving.py",
+    "settings.py",
+)
 # The user's cache (or AUTOGRADER_EXPECTED_CACHE), one folder per problem and fingerprint of its sources: checkouts and
 # their copies with the same content share it, and grading never writes into the project.
 CACHE = Path(settings.AUTOGRADER_EXPECTED_CACHE.value()
@@ -37,7 +48,8 @@ SHIPPED_NAME = "expected"
 
 
 class MissingExpected(SandboxFault):
-    """No expected value was recorded for a call the tests make: the records and the tests are out of sync (a grader fault)."""
+    """No expected value was recorded for a call the tests make: the records and the tests are out of sync (a grader
+    fault)."""
 
 
 def signature(module: str, func: str) -> inspect.Signature | None:
@@ -64,7 +76,9 @@ def fingerprint(module: str) -> str:
     # Of the manifests only the test files listed count: limits and the Gradescope settings change no value.
     try:
         problem = manifest.load().problem(module)
-        listed = json.dumps([[str(p.relative_to(problem.folder.resolve())), hidden] for p, hidden in problem.test_files(True)])
+        listed = json.dumps(
+            [[str(p.relative_to(problem.folder.resolve())), hidden] for p, hidden in problem.test_files(True)]
+        )
     except (manifest.ManifestError, KeyError, ValueError):
         listed = "<unreadable>"
     files = [paths.REFERENCE / f"{module}.py", folder / manifest.CALLABLES_FILE]
@@ -85,7 +99,8 @@ def _version(path: Path) -> tuple[int, int, int] | None:
 
 @functools.lru_cache(maxsize=64)
 def _digest(listed: str, files: tuple[tuple[str, str, tuple[int, int, int] | None], ...]) -> str:
-    """``fingerprint`` for these versions of the files (a run asks for it several times per problem; reading is the cost)."""
+    """``fingerprint`` for these versions of the files (a run asks for it several times per problem; reading is the
+    cost)."""
     digest = hashlib.sha256(listed.encode() + b"\0")
     for name, path_text, _stamp in files:
         path = Path(path_text)
@@ -117,10 +132,17 @@ def refresh_cache(modules: list[str]) -> dict[str, str]:
             return prints
         code = str(paths.PACKAGE_DIR.parent)
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [code, os.environ.get("PYTHONPATH")])))
-        proc = subprocess.run([sys.executable, "-m", "autograder.staff.recording", "--cache", *stale], cwd=code, env=env,
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-m", "autograder.staff.recording", "--cache", *stale],
+            cwd=code,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode != 0:
-            raise MissingExpected(f"recording the expected values of {', '.join(stale)} failed:\n{proc.stdout}{proc.stderr}")
+            raise MissingExpected(
+                f"recording the expected values of {', '.join(stale)} failed:\n{proc.stdout}{proc.stderr}"
+            )
     return prints | {m: fingerprint(m) for m in stale}  # what the recording read (a file may have changed meanwhile)
 
 
@@ -160,24 +182,32 @@ class _locked:
         self.file.close()
 
 
-_just_checked: dict[str, str] = {}  # fingerprints ``preload`` found current, so that ``store`` does not read every file again
+_just_checked: dict[
+    str, str
+] = {}  # fingerprints ``preload`` found current, so that ``store`` does not read every file again
 
 
 @functools.cache
 def store(module: str) -> Store:
-    """The records of ``module``: shipped with the zip or handout, else the staff checkout's cache (re-recorded if stale)."""
+    """The records of ``module``: shipped with the zip or handout, else the staff checkout's cache (re-recorded if
+    stale)."""
     shipped = shipped_folder()
     if (shipped / f"{module}.json").is_file():
         return Store.load(shipped, module)
     if not (paths.REFERENCE / f"{module}.py").is_file():
-        raise MissingExpected(f"no expected values are recorded for {module} (assignments/{SHIPPED_NAME}/{module}.json is missing); "
-                              "tell the course staff")
+        raise MissingExpected(
+            f"no expected values are recorded for {module} (assignments/{SHIPPED_NAME}/{module}.json is missing); "
+            "tell the course staff"
+        )
     return cached_store(module, _just_checked.pop(module, None))
 
 
 def preload(modules: list[str]) -> None:
-    """Open the records of ``modules`` now, before any student code runs (stale caches are re-recorded in one process)."""
-    if not all((shipped_folder() / f"{m}.json").is_file() for m in modules) and all((paths.REFERENCE / f"{m}.py").is_file() for m in modules):
+    """Open the records of ``modules`` now, before any student code runs (stale caches are re-recorded in one
+    process)."""
+    if not all((shipped_folder() / f"{m}.json").is_file() for m in modules) and all(
+        (paths.REFERENCE / f"{m}.py").is_file() for m in modules
+    ):
         _just_checked.update(refresh_cache(modules))
     for module in modules:
         store(module)
@@ -188,8 +218,10 @@ def reference_output(module: str, func: str, args: tuple, kwargs: dict) -> Any:
     """The reference's recorded output for this exact call."""
     entry = store(module).find(func, args, kwargs)
     if entry is None or entry.output is None:
-        raise MissingExpected(f"no expected value is recorded for {module}.{func} with these arguments: the recorded values "
-                              "and the tests are out of sync (a fault of the grader, not of the submission)")
+        raise MissingExpected(
+            f"no expected value is recorded for {module}.{func} with these arguments: the recorded values "
+            "and the tests are out of sync (a fault of the grader, not of the submission)"
+        )
     return decode(entry.output)
 
 

@@ -65,9 +65,20 @@ class Store:
         """The reference's signature of ``func``, built once (every call's description binds its arguments)."""
         if func not in self._built:
             params = self.signatures.get(func)
-            self._built[func] = None if params is None else inspect.Signature(
-                [inspect.Parameter(name, getattr(inspect.Parameter, kind), default=None if has_default else inspect.Parameter.empty)
-                 for name, kind, has_default in params])
+            self._built[func] = (
+                None
+                if params is None
+                else inspect.Signature(
+                    [
+                        inspect.Parameter(
+                            name,
+                            getattr(inspect.Parameter, kind),
+                            default=None if has_default else inspect.Parameter.empty,
+                        )
+                        for name, kind, has_default in params
+                    ]
+                )
+            )
         return self._built[func]
 
     def find(self, func: str, args: tuple, kwargs: dict) -> Entry | None:
@@ -94,7 +105,12 @@ class Store:
             if public_only and not e.public or e.output is None and not e.mistakes:
                 continue
             small = sum(int(a.size) for a in e.inputs[1]) <= KEEP_INPUT_ELEMENTS
-            item = {"key": key, "func": e.func, "public": e.public, "inputs": put(e.inputs if small else (e.inputs[0], []))}
+            item = {
+                "key": key,
+                "func": e.func,
+                "public": e.public,
+                "inputs": put(e.inputs if small else (e.inputs[0], [])),
+            }
             if not small:
                 item["exact_only"] = True
             if e.output is not None:
@@ -107,14 +123,17 @@ class Store:
         data = {"module": self.module, "hints": self.hints, "signatures": self.signatures, "calls": index}
         tmp_json, tmp_npz = json_path.with_suffix(f".json.{os.getpid()}"), npz_path.with_suffix(f".{os.getpid()}.npz")
         tmp_json.write_text(json.dumps(data), encoding="utf-8")
-        np.savez(tmp_npz, *blobs)  # stored, not deflated: recorded floats compress by 3%, and inflating costs every grade
+        np.savez(
+            tmp_npz, *blobs
+        )  # stored, not deflated: recorded floats compress by 3%, and inflating costs every grade
         tmp_npz.replace(npz_path)
         tmp_json.replace(json_path)
         return json_path, npz_path
 
     @classmethod
     def load(cls, folder: Path, module: str) -> Store:
-        """Read what ``save`` wrote: the index now, each array when a lookup needs it (the grader's memory is the student's room)."""
+        """Read what ``save`` wrote: the index now, each array when a lookup needs it (the grader's memory is the
+        student's room)."""
         data = json.loads((folder / f"{module}.json").read_text(encoding="utf-8"))
         npz = np.load(folder / f"{module}.npz", allow_pickle=False)
         lock = threading.Lock()

@@ -39,9 +39,12 @@ class BuildError(Exception):
 
 
 def driver_notebook() -> dict:
-    """The notebook otter looks for in the submission folder; under ``otter run`` the plugin gives its kernel an empty one."""
-    note = ("Grading runs in the zip's entry point (run_grading.py, autograder/gradescope/entry.py), not in this notebook: "
-            "otter's plugin (autograder/gradescope/otter_plugin.py) hands `otter run` over to it.")
+    """The notebook otter looks for in the submission folder; under ``otter run`` the plugin gives its kernel an empty
+    one."""
+    note = (
+        "Grading runs in the zip's entry point (run_grading.py, autograder/gradescope/entry.py), not in this notebook: "
+        "otter's plugin (autograder/gradescope/otter_plugin.py) hands `otter run` over to it."
+    )
     return {
         "cells": [{"cell_type": "markdown", "id": "autograder-driver", "metadata": {}, "source": note}],
         "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
@@ -61,11 +64,18 @@ def stage_build(stage: Path, assignment: manifest.Assignment) -> list[str]:
     harness = stage / HARNESS_FOLDER
     shutil.copytree(paths.PACKAGE_DIR, harness / "autograder", ignore=paths.package_without(*LEFT_OUT))
     shutil.copytree(paths.ASSIGNMENTS, harness / "assignments", ignore=SOLUTIONS)
-    shutil.copy(paths.ROOT / "requirements.txt", harness / "requirements.txt")  # what student code may import (its marks)
+    shutil.copy(
+        paths.ROOT / "requirements.txt", harness / "requirements.txt"
+    )  # what student code may import (its marks)
     ship_expected(assignment, records.shipped_folder(harness / "assignments"))
     (stage / DRIVER_NOTEBOOK).write_text(json.dumps(driver_notebook(), indent=1), encoding="utf-8")
-    config = {"points_possible": assignment.total_points, "show_hidden": True, "show_stdout": False, "print_summary": True,
-              "plugins": [OTTER_PLUGIN]}
+    config = {
+        "points_possible": assignment.total_points,
+        "show_hidden": True,
+        "show_stdout": False,
+        "print_summary": True,
+        "plugins": [OTTER_PLUGIN],
+    }
     (stage / "otter_config.json").write_text(json.dumps(config, indent=2))
     return [HARNESS_FOLDER, DRIVER_NOTEBOOK]
 
@@ -124,7 +134,9 @@ def build_autograder_zip(out: Path) -> Path:
         try:
             proc = subprocess.run(cmd, cwd=stage, env=env, capture_output=True, text=True, timeout=300)
         except FileNotFoundError:
-            raise BuildError("otter-grader is not installed; run `make autograder` (it installs requirements-dev.txt)") from None
+            raise BuildError(
+                "otter-grader is not installed; run `make autograder` (it installs requirements-dev.txt)"
+            ) from None
         if proc.returncode != 0:
             raise BuildError(f"otter generate failed:\n{proc.stdout}\n{proc.stderr}")
     _patch(out, replacements)

@@ -53,7 +53,8 @@ def _pids(files: Iterable[Path]) -> set[int]:
 
 
 class Cgroup:
-    """A cgroup made for one run. ``entry_command`` starts a program inside it; ``close`` kills what is left and removes it."""
+    """A cgroup made for one run. ``entry_command`` starts a program inside it; ``close`` kills what is left and removes
+    it."""
 
     version = 0
 
@@ -114,7 +115,9 @@ class Cgroup:
     def close(self) -> int:
         """Kill what is left, then remove the cgroup; return how many processes were killed."""
         killed = self.kill_all()
-        for d in sorted((sub for base in self.dirs for sub in [base, *base.rglob("*")] if sub.is_dir()), key=lambda p: -len(p.parts)):
+        for d in sorted(
+            (sub for base in self.dirs for sub in [base, *base.rglob("*")] if sub.is_dir()), key=lambda p: -len(p.parts)
+        ):
             for _ in range(50):  # the kernel lets go of a cgroup a moment after its last process
                 try:
                     d.rmdir()
@@ -217,11 +220,16 @@ class CgroupV1(Cgroup):
             _write(state, "THAWED")  # the pending SIGKILLs take effect as the processes thaw
 
 
-def create(caps: Caps, mountinfo: str | None = None, membership: str | None = None, prefix: str = "autograder-gradescope") -> Cgroup:
-    """A new cgroup with ``caps`` applied, below this process's own cgroups; raise CgroupUnavailable if the machine cannot."""
+def create(
+    caps: Caps, mountinfo: str | None = None, membership: str | None = None, prefix: str = "autograder-gradescope"
+) -> Cgroup:
+    """A new cgroup with ``caps`` applied, below this process's own cgroups; raise CgroupUnavailable if the machine
+    cannot."""
     if mountinfo is None:
         if os.geteuid() != 0:
-            raise CgroupUnavailable(f"creating a cgroup needs root (you are uid {os.geteuid()}): run as root, e.g. `sudo make gradescope`")
+            raise CgroupUnavailable(
+                f"creating a cgroup needs root (you are uid {os.geteuid()}): run as root, e.g. `sudo make gradescope`"
+            )
         mountinfo, membership = Path("/proc/self/mountinfo").read_text(), Path("/proc/self/cgroup").read_text()
     mounts, own = parse_mounts(mountinfo), parse_membership(membership or "")
     name = f"{prefix}-{os.getpid()}-{secrets.token_hex(3)}"
@@ -241,9 +249,12 @@ def create(caps: Caps, mountinfo: str | None = None, membership: str | None = No
         for stale in _left_behind(group, prefix):
             stale.close()
         return group
-    raise CgroupUnavailable("no writable cgroup hierarchy with CPU and memory control: " + "; ".join(reasons)
-                            + ". Fix: run as root on a machine whose /sys/fs/cgroup is mounted read-write (a container needs --privileged"
-                            " or a delegated cgroup)")
+    raise CgroupUnavailable(
+        "no writable cgroup hierarchy with CPU and memory control: "
+        + "; ".join(reasons)
+        + ". Fix: run as root on a machine whose /sys/fs/cgroup is mounted read-write (a container needs --privileged"
+        " or a delegated cgroup)"
+    )
 
 
 def _left_behind(group: Cgroup, prefix: str) -> list[Cgroup]:
@@ -257,7 +268,9 @@ def _left_behind(group: Cgroup, prefix: str) -> list[Cgroup]:
     if isinstance(group, CgroupV2):
         return [CgroupV2(p) for p in group.path.parent.iterdir() if orphaned(p)]
     names = {p.name for p in group.by_controller["memory"].parent.iterdir() if orphaned(p)}
-    return [CgroupV1({c: d.parent / n for c, d in group.by_controller.items() if (d.parent / n).is_dir()}) for n in names]
+    return [
+        CgroupV1({c: d.parent / n for c, d in group.by_controller.items() if (d.parent / n).is_dir()}) for n in names
+    ]
 
 
 def _create_v2(mounts: list[Mount], own: dict[str, str], name: str) -> CgroupV2:

@@ -1,4 +1,5 @@
-"""Run the zip's entry point as Gradescope would: /autograder laid out, as root, in a capped cgroup, then everything killed.
+"""Run the zip's entry point as Gradescope would: /autograder laid out, as root, in a capped cgroup, then everything
+killed.
 
 ``emulate`` is the one entry: the ``emulate`` command, the tests and the benchmarks call it.
 The project's Python environment stands in for the image's (setup.sh is not run here: nothing
@@ -46,7 +47,9 @@ class Run:
     source_mode: int | None = None  # /autograder/source's permissions when the run ended (0o700: root only)
     not_emulated: list[str] = field(default_factory=list)
     staff_notes: list[str] = field(default_factory=list)  # what the grader said of the run (its run record)
-    refused: Counter = field(default_factory=Counter)  # calls stopped at their limit or not run, by kind (its run record)
+    refused: Counter = field(
+        default_factory=Counter
+    )  # calls stopped at their limit or not run, by kind (its run record)
 
     @property
     def stopped_calls(self) -> int:
@@ -79,9 +82,11 @@ def emulate(
     caps = caps or container.Caps(cpus=settings.cpus, memory_mb=settings.memory_mb)
     timeout_seconds = timeout_seconds or settings.timeout_minutes * 60
     environment = Path(environment or sys.prefix)
-    not_emulated = [f"the image: setup.sh is not run; {environment} stands in for {image.ENV_DIR} (only its last step, compiling "
-                    "the source, is done)",
-                    "Docker's own confinement (seccomp profile, dropped capabilities, network): only the cgroup is emulated"]
+    not_emulated = [
+        f"the image: setup.sh is not run; {environment} stands in for {image.ENV_DIR} (only its last step, compiling "
+        "the source, is done)",
+        "Docker's own confinement (seccomp profile, dropped capabilities, network): only the cgroup is emulated",
+    ]
     with layout.exclusive_root() as root:
         layout.lay_out(root, Path(autograder_zip), Path(submission))
         if not image.compile_source(root / "source", environment):
@@ -102,15 +107,21 @@ def emulate(
         if group is not None and run.peak_memory_mb is None:
             not_emulated.append("peak memory: this kernel's cgroup has no peak counter (memory.peak needs Linux 5.19)")
         if group is not None:
-            not_emulated.append("a cold page cache: libraries this machine had already read are charged to whoever read them first; in a "
-                                "fresh container their pages count too (reclaimable, so the peak there can reach the limit without harm)")
+            not_emulated.append(
+                "a cold page cache: libraries this machine had already read are charged to whoever read them first; in "
+                "a "
+                "fresh container their pages count too (reclaimable, so the peak there can reach the limit without "
+                "harm)"
+            )
         run.leftovers_killed += leftovers
         run.caps = caps if group is not None else None
         run.not_emulated = not_emulated
         return run
 
 
-def _execute(root: Path, group: container.Cgroup | None, environment: Path, namespaces: bool, timeout_seconds: float) -> Run:
+def _execute(
+    root: Path, group: container.Cgroup | None, environment: Path, namespaces: bool, timeout_seconds: float
+) -> Run:
     env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/root", "LANG": "C.UTF-8",
            image.ENV_OVERRIDE: str(environment)}
     if not namespaces:
@@ -118,8 +129,15 @@ def _execute(root: Path, group: container.Cgroup | None, environment: Path, name
     argv = [str(root / "run_autograder")]
     with tempfile.TemporaryFile() as out:
         start = time.monotonic()
-        proc = subprocess.Popen(group.entry_command(argv) if group else argv, cwd=root, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            group.entry_command(argv) if group else argv,
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             status, timed_out = proc.wait(timeout=timeout_seconds), False
         except subprocess.TimeoutExpired:

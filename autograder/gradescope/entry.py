@@ -79,10 +79,20 @@ def main(root: Path) -> int:
         record_run({"staff_notes": notes}, results)
         # The zip (harness, hidden tests, recorded values) and the results folder: the sandbox user reads neither.
         private = (root / "source", results, paths.ROOT, root / "submission")
-        report = grader.grade(root / "submission", assignment, grader.Purpose.GRADING, deadline=time_rules.inherited_deadline(),
-                              private=private, observers=[ResultsFile(out, visibility), RunRecord(results)])
+        report = grader.grade(
+            root / "submission",
+            assignment,
+            grader.Purpose.GRADING,
+            deadline=time_rules.inherited_deadline(),
+            private=private,
+            observers=[ResultsFile(out, visibility), RunRecord(results)],
+        )
     except Exception as exc:  # noqa: BLE001 - Gradescope must get a results.json whatever happens
-        report = GradeReport(str(root / "submission"), [], [f"The autograder could not grade this submission: {type(exc).__name__}: {exc}"])
+        report = GradeReport(
+            str(root / "submission"),
+            [],
+            [f"The autograder could not grade this submission: {type(exc).__name__}: {exc}"],
+        )
         results_json.write(report, out, visibility)
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 0

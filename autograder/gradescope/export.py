@@ -72,8 +72,10 @@ def read(path: Path, exclude: tuple[Path, ...] = ()) -> Export | None:
     if path.is_file() and zipfile.is_zipfile(path):
         return _read_zip(path)
     if path.is_file() and _looks_like_zip(path):
-        raise ExportError(f"{path.name} is a damaged zip (it begins as a zip but its end, the list of its files, is missing or "
-                          "broken: a download cut short?); download the export again")
+        raise ExportError(
+            f"{path.name} is a damaged zip (it begins as a zip but its end, the list of its files, is missing or "
+            "broken: a download cut short?); download the export again"
+        )
     raise ExportError(f"{path} is neither a folder of submissions nor a zip of a Gradescope export")
 
 
@@ -104,7 +106,11 @@ def _read_folder(folder: Path, excluded: set[Path]) -> Export | None:
 
 
 def _only_subfolder_with_metadata(folder: Path, excluded: set[Path]) -> Path | None:
-    subfolders = [e for e in folder.iterdir() if e.is_dir() and _listed(e.name) and not e.name.startswith(".") and e.resolve() not in excluded]
+    subfolders = [
+        e
+        for e in folder.iterdir()
+        if e.is_dir() and _listed(e.name) and not e.name.startswith(".") and e.resolve() not in excluded
+    ]
     only = subfolders[0] if len(subfolders) == 1 else None
     return only if only is not None and (only / METADATA).is_file() else None
 
@@ -115,14 +121,20 @@ def _read_zip(path: Path) -> Export:
             names = [PurePosixPath(n) for n in zf.namelist()]
             prefix = _zip_root(names)
             if prefix is None:
-                raise ExportError(f"{path.name} holds no {METADATA} (at its top level or inside one folder): "
-                                  "pass the zip Gradescope's \"Download Submissions\" gives, or a folder of submissions")
+                raise ExportError(
+                    f"{path.name} holds no {METADATA} (at its top level or inside one folder): "
+                    'pass the zip Gradescope\'s "Download Submissions" gives, or a folder of submissions'
+                )
             depth = len(prefix.parts)
-            folders = sorted({n.parts[depth] for n in names if len(n.parts) > depth and n.parts[:depth] == prefix.parts})
+            folders = sorted(
+                {n.parts[depth] for n in names if len(n.parts) > depth and n.parts[:depth] == prefix.parts}
+            )
             found = {name: path.joinpath(*prefix.parts, name) for name in folders if _listed(name)}
             info = zf.getinfo((prefix / METADATA).as_posix())
             if info.file_size > MAX_METADATA_BYTES:
-                return _combine(found, _unreadable(METADATA, f"it is {info.file_size} bytes, more than {MAX_METADATA_BYTES}"))
+                return _combine(
+                    found, _unreadable(METADATA, f"it is {info.file_size} bytes, more than {MAX_METADATA_BYTES}")
+                )
             with zf.open(info) as f:
                 return _combine(found, parse_metadata(f.read(MAX_METADATA_BYTES + 1), METADATA))
     except ZIP_ERRORS as exc:
@@ -133,7 +145,11 @@ def _zip_root(names: list[PurePosixPath]) -> PurePosixPath | None:
     """Where the metadata is: the top level, or the one folder that holds it (``assignment_1_export/``)."""
     if PurePosixPath(METADATA) in names:
         return PurePosixPath()
-    roots = {n.parent for n in names if n.name == METADATA and len(n.parts) == 2 and _listed(n.parts[0]) and not n.parts[0].startswith(".")}
+    roots = {
+        n.parent
+        for n in names
+        if n.name == METADATA and len(n.parts) == 2 and _listed(n.parts[0]) and not n.parts[0].startswith(".")
+    }
     return roots.pop() if len(roots) == 1 else None
 
 
@@ -180,7 +196,9 @@ def _created_at(value: object) -> str:
         return ""
     if isinstance(value, str):
         try:
-            value = datetime.datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", value.strip()).replace(" -", "-").replace(" +", "+"))
+            value = datetime.datetime.fromisoformat(
+                re.sub(r"(\.\d{6})\d+", r"\1", value.strip()).replace(" -", "-").replace(" +", "+")
+            )
         except ValueError:
             raise ValueError(f"':created_at:' should be a date and time, found {value!r}") from None
     if not isinstance(value, datetime.datetime):
@@ -203,7 +221,9 @@ def _submitters(entry: object) -> tuple[Student, ...]:
         raise ValueError("':submitters:' is missing")
     people = entry[":submitters"]
     if not isinstance(people, list) or not people:
-        raise ValueError("':submitters:' should be a list" + (" of at least one submitter" if isinstance(people, list) else ""))
+        raise ValueError(
+            "':submitters:' should be a list" + (" of at least one submitter" if isinstance(people, list) else "")
+        )
     return tuple(_student(person, number) for number, person in enumerate(people, 1))
 
 
@@ -229,7 +249,9 @@ def _combine(found: dict[str, Path], metadata: Metadata) -> Export:
         if name in metadata.students:
             roster[name] = Entry(metadata.students[name], created_at=metadata.created.get(name, ""))
         else:
-            note = metadata.notes.get(name) or (f"{METADATA} has no entry {name}" if not metadata.problems else metadata.problems[0])
+            note = metadata.notes.get(name) or (
+                f"{METADATA} has no entry {name}" if not metadata.problems else metadata.problems[0]
+            )
             roster[name] = Entry(note=note)
             if name in metadata.notes or not metadata.problems:
                 errors.append(note)
@@ -240,7 +262,13 @@ def _combine(found: dict[str, Path], metadata: Metadata) -> Export:
         if name in refused:
             continue
         if name not in found:
-            roster[name] = Entry(metadata.students.get(name, ()), note=f"{METADATA} lists {name} but the export has no folder {name}/",
-                                 missing=True, created_at=metadata.created.get(name, ""))
-            messages.append(f"{roster[name].note}: nothing to grade; it is left out of the upload (download the export again?)")
+            roster[name] = Entry(
+                metadata.students.get(name, ()),
+                note=f"{METADATA} lists {name} but the export has no folder {name}/",
+                missing=True,
+                created_at=metadata.created.get(name, ""),
+            )
+            messages.append(
+                f"{roster[name].note}: nothing to grade; it is left out of the upload (download the export again?)"
+            )
     return Export(found, roster, messages, errors, refused)

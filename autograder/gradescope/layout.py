@@ -32,8 +32,10 @@ class LayoutError(Exception):
 def exclusive_root(root: Path = ROOT, lock_file: Path = LOCK_FILE) -> Iterator[Path]:
     """An empty ``root`` that only this process uses until the block ends; what was there before comes back."""
     if not os.access(root.parent, os.W_OK):
-        raise LayoutError(f"laying out {root} needs write access to {root.parent} (you are uid {os.geteuid()}); Gradescope runs "
-                          "the autograder as root: run as root, e.g. `sudo make gradescope`")
+        raise LayoutError(
+            f"laying out {root} needs write access to {root.parent} (you are uid {os.geteuid()}); Gradescope runs "
+            "the autograder as root: run as root, e.g. `sudo make gradescope`"
+        )
     with open(lock_file, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         backup = _move_aside(root)
@@ -59,7 +61,8 @@ def _move_aside(root: Path) -> Path | None:
 
 
 def lay_out(root: Path, autograder_zip: Path, submission: Path) -> None:
-    """Fill ``root`` as Gradescope does: source/ (the zip), run_autograder, submission/, results/, submission_metadata.json."""
+    """Fill ``root`` as Gradescope does: source/ (the zip), run_autograder, submission/, results/,
+    submission_metadata.json."""
     source = root / "source"
     with zipfile.ZipFile(autograder_zip) as zf:
         zf.extractall(source)

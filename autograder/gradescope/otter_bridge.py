@@ -12,7 +12,8 @@ from pathlib import Path
 
 HARNESS_FOLDER = "_autograder_harness"
 ENTRY_SCRIPT = "run_grading.py"  # at the zip's top level: /autograder/source/run_grading.py on Gradescope
-# otter runs exactly one notebook of the submission folder: this one (nothing in it; the plugin hands over to the entry point).
+# otter runs exactly one notebook of the submission folder: this one (nothing in it; the plugin hands over to the entry
+# point).
 DRIVER_NOTEBOOK = "grade_submission.ipynb"
 OTTER_PLUGIN = "autograder.gradescope.otter_plugin.GradingRun"  # as the zip's otter_config.json lists it
 # What otter copies into the submission folder. A submitted .OTTER_LOG (a pickle otter would load) is none of them: the
@@ -21,8 +22,9 @@ OTTER_PLUGIN = "autograder.gradescope.otter_plugin.GradingRun"  # as the zip's o
 SHIPPED = {HARNESS_FOLDER, DRIVER_NOTEBOOK, "tests", "__init__.py"}
 # Beside results.json, for staff only (the emulation reads it): the grader's notes on this run, one JSON object a line:
 # {"staff_notes": [...]} when the run starts, then {"refused": kind} for every call stopped at its limit or not run,
-# {"printed": {module: text}} with everything a module's code printed (hidden tests' too, which results.json never shows),
-# and at the end {"staff_notes": [...]} again for every test the grader could not judge (its fault: a regrade is due).
+# {"printed": {module: text}} with everything a module's code printed (hidden tests' too, which results.json never
+# shows), and at the end {"staff_notes": [...]} again for every test the grader could not judge (its fault: a regrade is
+# due).
 RUN_RECORD = "autograder_run.jsonl"
 
 
@@ -34,7 +36,8 @@ def record_run(entry: dict, folder: Path) -> None:
 
 
 def read_run_record(folder: Path) -> tuple[list[str], Counter]:
-    """The staff notes and the count of refused calls by kind that a run left in ``folder`` (empty when it left none)."""
+    """The staff notes and the count of refused calls by kind that a run left in ``folder`` (empty when it left
+    none)."""
     notes: list[str] = []
     refused: Counter = Counter()
     try:

@@ -1,4 +1,5 @@
-"""``otter run -a autograder.zip SUB``'s way into the zip's entry point: an otter plugin listed in the zip's otter_config.json.
+"""``otter run -a autograder.zip SUB``'s way into the zip's entry point: an otter plugin listed in the zip's
+otter_config.json.
 
 Why a plugin: ``otter run`` never executes the zip's ``run_autograder``; it calls otter's own runner in its process,
 which executes one notebook in a Jupyter kernel, runs the test files there (one results.json entry per test *file*,
@@ -44,12 +45,18 @@ class GradingRun(AbstractOtterPlugin):
         return Path(self.submission_path).resolve().parent.parent
 
     def before_grading(self, config: Any) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRADER_ROOT")}  # the zip's own files, not a checkout's
-        subprocess.run([sys.executable, "-I", str(self.root / "source" / ENTRY_SCRIPT)], cwd=self.root, env=env, check=False)
+        env = {
+            k: v for k, v in os.environ.items() if not k.startswith("AUTOGRADER_ROOT")
+        }  # the zip's own files, not a checkout's
+        subprocess.run(
+            [sys.executable, "-I", str(self.root / "source" / ENTRY_SCRIPT)], cwd=self.root, env=env, check=False
+        )
         submission, quarantine = self.root / "submission", self.root / "quarantine"
         for test in (submission / "tests").glob("*.py"):  # graded by the entry point; otter's kernel runs none
             test.unlink()
-        for entry in sorted(submission.iterdir()):  # read by the entry point; nothing of the student's stays where the kernel runs
+        for entry in sorted(
+            submission.iterdir()
+        ):  # read by the entry point; nothing of the student's stays where the kernel runs
             if entry.name not in SHIPPED:
                 quarantine.mkdir(exist_ok=True)
                 shutil.move(str(entry), str(quarantine / entry.name))
@@ -64,7 +71,11 @@ class GradingRun(AbstractOtterPlugin):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            data = {"score": 0, "tests": [], "output": f"The autograder wrote no readable results.json ({type(exc).__name__}: {exc})."}
+            data = {
+                "score": 0,
+                "tests": [],
+                "output": f"The autograder wrote no readable results.json ({type(exc).__name__}: {exc}).",
+            }
         results.__class__ = GradingRunResults
         results.gradescope = data
 

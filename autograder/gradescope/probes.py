@@ -1,4 +1,5 @@
-"""Submissions that probe the container: every function hanging, taking all the memory it may, or leaving processes behind.
+"""Submissions that probe the container: every function hanging, taking all the memory it may, or leaving processes
+behind.
 
 ``submission`` writes the reference with every public function of the chosen modules replaced by
 one of the bodies below (or by the students' stubs); the emulation tests and bench/bench_gradescope.py
@@ -36,9 +37,14 @@ def submission(dest: Path, overrides: dict[str, str], stubs: tuple[str, ...] = (
 HANG = "    while True:\n        pass\n"
 SLEEP = "    time.sleep(10**6)\n"
 # Allocates (and touches) all the memory its limit allows, in 32 MB and then 1 MB steps (the module's first call).
-HOG = ("    hoard = []\n    for step in (1 << 22, 1 << 17) if not globals().get('_hogged') else ():\n        globals()['_hogged'] = True\n"
-       "        try:\n            while True:\n                hoard.append(np.ones(step))\n"
-       "        except MemoryError:\n            pass\n    return None\n")
+HOG = (
+    "    hoard = []\n    for step in (1 << 22, 1 << 17) if not globals().get('_hogged') else ():\n        "
+    "globals()['_hogged'] = True\n"
+    "        try:\n            while True:\n                hoard.append(np.ones(step))\n"
+    "        except MemoryError:\n            pass\n    return None\n"
+)
 # Leaves 200 sleeping children of the worker behind (once per module: the first call).
-SPAWN = ("    if not globals().get('_spawned'):\n        globals()['_spawned'] = True\n        for _ in range(200):\n"
-         "            if os.fork() == 0:\n                time.sleep(1000)\n                os._exit(0)\n    return None\n")
+SPAWN = (
+    "    if not globals().get('_spawned'):\n        globals()['_spawned'] = True\n        for _ in range(200):\n"
+    "            if os.fork() == 0:\n                time.sleep(1000)\n                os._exit(0)\n    return None\n"
+)

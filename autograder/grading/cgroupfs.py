@@ -36,7 +36,9 @@ def parse_mounts(mountinfo: str) -> list[Mount]:
         if fstype == "cgroup2":
             found.append(Mount(2, frozenset(), mountpoint, root))
         elif fstype == "cgroup":
-            found.append(Mount(1, frozenset(o.removeprefix("name=") for o in options if o not in ("rw", "ro")), mountpoint, root))
+            found.append(
+                Mount(1, frozenset(o.removeprefix("name=") for o in options if o not in ("rw", "ro")), mountpoint, root)
+            )
     return found
 
 
@@ -78,7 +80,8 @@ class MemoryLimit:
 
 
 def memory_limit(mountinfo: str | None = None, membership: str | None = None) -> MemoryLimit:
-    """The smallest memory limit on this process's cgroups and their ancestors (v2 memory.max, v1 hierarchical limit)."""
+    """The smallest memory limit on this process's cgroups and their ancestors (v2 memory.max, v1 hierarchical
+    limit)."""
     try:
         if mountinfo is None:
             mountinfo, membership = own_texts()
@@ -100,13 +103,19 @@ def memory_limit(mountinfo: str | None = None, membership: str | None = None) ->
     if memory is not None:
         folder = cgroup_dir(memory, own.get("memory", "/"))
         seen = seen or (folder / "memory.limit_in_bytes").exists()
-        found.append((read_keyed(folder / "memory.stat", "hierarchical_memory_limit"), f"cgroup v1 {folder / 'memory.stat'}"))
+        found.append(
+            (read_keyed(folder / "memory.stat", "hierarchical_memory_limit"), f"cgroup v1 {folder / 'memory.stat'}")
+        )
         found.append((read_number(folder / "memory.limit_in_bytes"), f"cgroup v1 {folder / 'memory.limit_in_bytes'}"))
     limits = [(b, where) for b, where in found if b is not None and b < UNLIMITED]
     if limits:
         value, where = min(limits)
         return MemoryLimit(value >> 20, where)
-    return MemoryLimit(None, "no memory limit on this process's cgroups") if seen else MemoryLimit(None, "no cgroup memory controller found", False)
+    return (
+        MemoryLimit(None, "no memory limit on this process's cgroups")
+        if seen
+        else MemoryLimit(None, "no cgroup memory controller found", False)
+    )
 
 
 def read_number(path: Path) -> int | None:

@@ -1,8 +1,8 @@
 """What a score depends on, as digests: a score record carrying them can tell whether it is still current.
 
 One digest per problem (its manifest and the limits in force; its test files, so its points; the recorded expected
-values the tests compare with) and one for the harness (the code that runs and judges the tests, and the numpy/torch it runs on).
-A change of a problem's digest makes every score of that problem stale; a change of the harness, every score.
+values the tests compare with) and one for the harness (the code that runs and judges the tests, and the numpy/torch it
+runs on). A change of a problem's digest makes every score of that problem stale; a change of the harness, every score.
 A record also keeps one digest per module of the submission it graded (``files:<module>``: the module's source, or why
 it was not read), so a submission whose files changed since is graded again, only the problems whose module changed.
 """
@@ -95,7 +95,9 @@ def _store_content(index: Path, arrays: Path) -> str:
         for call in data.get("calls", []):
             item = {k: blobs(v) if k in ("inputs", "output") else v for k, v in call.items()}
             if "mistakes" in item:  # which mistakes were recorded, not their outputs: those only choose a hint, and a
-                item["mistakes"] = sorted(item["mistakes"])  # mistake that draws from the global RNG records others each time
+                item["mistakes"] = sorted(
+                    item["mistakes"]
+                )  # mistake that draws from the global RNG records others each time
             calls.append(item)
         calls.sort(key=lambda item: str(item.get("key")))
         return json.dumps({**data, "calls": calls}, sort_keys=True)
@@ -110,12 +112,18 @@ def of(assignment: Assignment) -> dict[str, str]:
 
 def submission(path: Path, modules: list[str]) -> dict[str, str]:
     """The digest of each module of the submission at ``path``, by ``FILES + module``: its source where it was read,
-    else why it was not (missing, found twice, a near-miss name, unreadable), so that renaming or fixing a file counts."""
+    else why it was not (missing, found twice, a near-miss name, unreadable), so that renaming or fixing a file
+    counts."""
     try:
         located = submission_files.locate(Path(path), modules)
-        texts = {m: located.sources[m] if m in located.sources else f"<{located.problems.get(m, '')}>".encode() for m in modules}
+        texts = {
+            m: located.sources[m] if m in located.sources else f"<{located.problems.get(m, '')}>".encode()
+            for m in modules
+        }
     except Exception as exc:  # noqa: BLE001 - a submission that cannot be read has that as its content
-        where = str(exc).replace(str(path), "<submission>")  # the same wherever the export is (shards on other machines)
+        where = str(exc).replace(
+            str(path), "<submission>"
+        )  # the same wherever the export is (shards on other machines)
         texts = dict.fromkeys(modules, f"<not read: {type(exc).__name__}: {where}>".encode())
     return {FILES + m: hashlib.sha256(text).hexdigest()[:24] for m, text in texts.items()}
 
@@ -130,5 +138,6 @@ def stale(recorded: dict[str, str], current: dict[str, str]) -> list[str]:
 
 
 def problems_of(changed: list[str]) -> list[str]:
-    """The modules to grade again for what ``stale`` found (each once, in its order); never called with ``[HARNESS]``."""
+    """The modules to grade again for what ``stale`` found (each once, in its order); never called with
+    ``[HARNESS]``."""
     return list(dict.fromkeys(name.removeprefix(FILES) for name in changed if name != HARNESS))

@@ -33,7 +33,8 @@ from .time_rules import CallGuard, problem_budget
 class Purpose(enum.Enum):
     """Why a submission is graded: it decides the tests and the session."""
 
-    SELF_CHECK = "self-check"  # a student's own code: public tests; no uid switch; the portable path where Linux's sandbox cannot run
+    # a student's own code: public tests; no uid switch; the portable path where Linux's sandbox cannot run
+    SELF_CHECK = "self-check"
     GRADING = "grading"  # public and hidden tests, the staff sandbox (never the portable path)
     VALIDATION = "validation"  # the tests' own check on the reference, stubs, mistakes, fair variants: as grading
 
@@ -85,7 +86,11 @@ def grade(
         watch.run_ended(report)
         return report
     if located.ignored:
-        notes.append("ignored (never read or run): " + ", ".join(located.ignored[:30]) + (" ..." if len(located.ignored) > 30 else ""))
+        notes.append(
+            "ignored (never read or run): "
+            + ", ".join(located.ignored[:30])
+            + (" ..." if len(located.ignored) > 30 else "")
+        )
     owned = session is None
     if owned:
         session = (PortableSession(portable, planned=sum(p.module in located.sources for p in problems)) if portable
@@ -106,9 +111,15 @@ def grade(
                                             located.kind(problem.module)))
             else:
                 results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
-            done = results + [_unavailable(p, loaded[p.module], "not graded yet: the grader stopped before this problem",
-                                           scores.NOT_GRADED) for p in problems[len(results):]]
-            watch.problem_finished(results[-1], GradeReport(str(path), done, notes, time.perf_counter() - start, staff_notes))
+            done = results + [
+                _unavailable(
+                    p, loaded[p.module], "not graded yet: the grader stopped before this problem", scores.NOT_GRADED
+                )
+                for p in problems[len(results) :]
+            ]
+            watch.problem_finished(
+                results[-1], GradeReport(str(path), done, notes, time.perf_counter() - start, staff_notes)
+            )
     finally:
         if owned:
             session.close()
@@ -123,8 +134,11 @@ def grade(
 def fault_notes(report: GradeReport) -> list[str]:
     """What staff must know of the tests the grader could not judge (no recorded expected value): its fault, not the
     student's; the rest of the submission was graded, and these tests are due a regrade once the records are rebuilt."""
-    return [f"grader fault ({scores.NO_EXPECTED}): {t.full_name} could not be judged, no expected value is recorded for a "
-            "call it makes; rebuild the expected values and regrade" for t in report.grader_faults]
+    return [
+        f"grader fault ({scores.NO_EXPECTED}): {t.full_name} could not be judged, no expected value is recorded for a "
+        "call it makes; rebuild the expected values and regrade"
+        for t in report.grader_faults
+    ]
 
 
 def load_all_tests(assignment: Assignment, include_hidden: bool = True) -> dict[str, list[TestSpec]]:
@@ -157,8 +171,14 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     guard.set_budget(worker_name, problem_budget(problem))
     env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
     result = ProblemResult(problem.module, problem.title)
-    result.tests += run_tests(tests, env, problem.module, fresh=lambda: session.fresh(worker_name), started=_printing_in(session),
-                              judged_early=judged_early)
+    result.tests += run_tests(
+        tests,
+        env,
+        problem.module,
+        fresh=lambda: session.fresh(worker_name),
+        started=_printing_in(session),
+        judged_early=judged_early,
+    )
     broken = session.broken.get(worker_name)
     if broken:
         result.status, result.kind = broken.splitlines()[0], scores.IMPORT_FAILED

@@ -23,7 +23,9 @@ class Handin:
     out: Path | None
     report: GradeReport | None
     missing: list[str] = field(default_factory=list)  # modules not in the zip (not found, found twice, unreadable)
-    unimplemented: dict[str, list[str]] = field(default_factory=dict)  # module -> functions that still raise NotImplementedError
+    unimplemented: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # module -> functions that still raise NotImplementedError
     failing: dict[str, list[str]] = field(default_factory=dict)  # module -> public tests that fail
     broken: dict[str, str] = field(default_factory=dict)  # module in the zip but not graded (import failed, ...) -> why
     error: str = ""
@@ -58,7 +60,8 @@ def unimplemented(source: bytes) -> list[str]:
 
 
 def write_zip(sources: dict[str, bytes], target: Path) -> Path:
-    """A zip of ``sources`` (module -> source), each as ``<module>.py`` at the top level; written whole or not at all."""
+    """A zip of ``sources`` (module -> source), each as ``<module>.py`` at the top level; written whole or not at
+    all."""
     target = Path(target).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
@@ -72,7 +75,8 @@ def write_zip(sources: dict[str, bytes], target: Path) -> Path:
     return target
 
 
-def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001 - WorkerSession(s) or None
+# WorkerSession(s) or None
+def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handin:  # noqa: ANN001
     """Check the modules at ``path`` (a folder or a zip), then write ``out`` with exactly the modules found."""
     path, out = Path(path), Path(out)
     try:
@@ -101,8 +105,10 @@ def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handi
         except OSError as exc:
             blocked = Path(exc.filename) if exc.filename else None
             where = f" ({blocked})" if blocked is not None and blocked in out.resolve().parents else ""
-            handin.error = (f"could not write {out}: {exc.strerror or exc}{where}; pass --out with a path in a folder you "
-                            "can write (for example --out ~/submission.zip)")
+            handin.error = (
+                f"could not write {out}: {exc.strerror or exc}{where}; pass --out with a path in a folder you "
+                "can write (for example --out ~/submission.zip)"
+            )
     else:
         handin.error = "none of the assignment's module files was found, so no zip was written"
     return handin
@@ -133,10 +139,16 @@ def describe(handin: Handin, assignment: Assignment) -> list[str]:
         return lines + [f"error: {handin.error}"]
     where = f"{handin.out}"
     if handin.ready:
-        lines.append(f"Wrote {where} with all {len(assignment.modules)} modules. Upload it to Gradescope (the hidden tests run there).")
+        lines.append(
+            f"Wrote {where} with all {len(assignment.modules)} modules. Upload it to Gradescope (the hidden tests run "
+            "there)."
+        )
     else:
         costly = ", ".join(f"{m}.py" for m in handin.costly())
-        lines.append(f"Wrote {where} with {len(assignment.modules) - len(handin.missing)} of the {len(assignment.modules)} modules; "
-                     f"{costly} will cost points as listed above. Fix it and run submit again, or upload this zip to Gradescope "
-                     "as it is (you may resubmit until the deadline).")
+        lines.append(
+            f"Wrote {where} with {len(assignment.modules) - len(handin.missing)} of the {len(assignment.modules)} "
+            "modules; "
+            f"{costly} will cost points as listed above. Fix it and run submit again, or upload this zip to Gradescope "
+            "as it is (you may resubmit until the deadline)."
+        )
     return lines

@@ -12,7 +12,11 @@ from ..sandbox.worker.wire import Named
 def attach(module: str, value: Any) -> Any:
     """``value`` with every ``Named`` in it (in lists, tuples and dicts too) carrying ``module``'s callables source."""
     if isinstance(value, Named):
-        return value if value.source is not None or value.name.startswith("torch.") else Named(value.name, callables_source(module))
+        return (
+            value
+            if value.source is not None or value.name.startswith("torch.")
+            else Named(value.name, callables_source(module))
+        )
     if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
         return type(value)(attach(module, v) for v in value)
     if type(value) is dict:

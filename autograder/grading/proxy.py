@@ -39,8 +39,11 @@ class TapeBudget:
     def admit(self, size: int, shown: str) -> None:
         """Count ``size`` bytes in, or raise ``StudentCallError`` when they do not fit."""
         if self.used + size > self.limit:
-            raise StudentCallError(f"{shown} returned {_mb(size)} MB; with what this problem's earlier calls returned, that is more "
-                                   f"than the {self.limit >> 20} MB the grader keeps to judge them, so it was not kept.", errors.RESOURCE)
+            raise StudentCallError(
+                f"{shown} returned {_mb(size)} MB; with what this problem's earlier calls returned, that is more "
+                f"than the {self.limit >> 20} MB the grader keeps to judge them, so it was not kept.",
+                errors.RESOURCE,
+            )
         self.used += size
 
 
@@ -49,7 +52,8 @@ def _mb(size: int) -> str:
 
 
 def value_bytes(value: Any) -> int:
-    """About what a decoded reply holds in the grader: its arrays' bytes plus ``LEAF_BYTES`` per other leaf and container."""
+    """About what a decoded reply holds in the grader: its arrays' bytes plus ``LEAF_BYTES`` per other leaf and
+    container."""
     total, todo = 0, [value]
     while todo:
         item = todo.pop()
@@ -140,7 +144,9 @@ def call_key(worker_name: str, func: str, args: tuple, kwargs: dict) -> str:
 class StudentFunction:
     """``module.func`` of the submission; calling it returns plain data or raises StudentCallError."""
 
-    def __init__(self, session: WorkerSession, module: str, func: str, seconds: float, worker_name: str, guard: CallGuard) -> None:
+    def __init__(
+        self, session: WorkerSession, module: str, func: str, seconds: float, worker_name: str, guard: CallGuard
+    ) -> None:
         self.session, self.module, self.func, self.seconds = session, module, func, seconds
         self.worker_name, self.guard = worker_name, guard
 
@@ -158,8 +164,9 @@ class StudentFunction:
         args, kwargs = with_callables(self.module, args, kwargs)
 
         def live() -> Any:
-            return self.guard.call(self.session, self.worker_name, self.module, self.func, args, kwargs, self.seconds, shown,
-                                   meter=meter)
+            return self.guard.call(
+                self.session, self.worker_name, self.module, self.func, args, kwargs, self.seconds, shown, meter=meter
+            )
 
         tape = _TAPE.get()
         if tape is None:  # outside a test run (a staff tool calling the student directly): nothing to record

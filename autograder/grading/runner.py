@@ -47,7 +47,10 @@ def load_test_file(path: Path, hidden: bool) -> list[TestSpec]:
                 raise ManifestError(f"{path}: test {value.test_func.__name__} has no points=")
             if bool(value.hidden) != hidden:
                 listed = "hidden" if hidden else "public"
-                raise ManifestError(f"{path}: test {value.test_func.__name__} has hidden={value.hidden} but the file is listed as {listed}")
+                raise ManifestError(
+                    f"{path}: test {value.test_func.__name__} has hidden={value.hidden} but the file is listed as "
+                    f"{listed}"
+                )
             name = value.name or value.test_func.__name__.removeprefix("test_")
             specs.append(TestSpec(path, name, float(value.points), hidden, value.test_func))
     if not specs:
@@ -60,9 +63,11 @@ def load_tests(problem: Problem, include_hidden: bool) -> list[TestSpec]:
     specs = [s for path, hidden in problem.test_files(include_hidden) for s in load_test_file(path, hidden)]
     total = sum(s.points for s in specs)
     if include_hidden and abs(total - problem.points) > 1e-9:
-        raise ManifestError(f"{problem.folder / 'tests'}: the test files define tests worth {total:g} points, but their "
-                            f"@test_case decorators read as written say {problem.points:g}: define each test with a "
-                            "@test_case(points=...) decorator at the top level of its file")
+        raise ManifestError(
+            f"{problem.folder / 'tests'}: the test files define tests worth {total:g} points, but their "
+            f"@test_case decorators read as written say {problem.points:g}: define each test with a "
+            "@test_case(points=...) decorator at the top level of its file"
+        )
     return specs
 
 
@@ -86,7 +91,10 @@ def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: C
         tape, early = Tape(fresh, budget), False
         if started is not None:
             started(spec)
-        token, reveal = DEFERRED.set(True), REVEAL.set(not spec.hidden)  # nothing is judged here; nothing hidden is shown either
+        token, reveal = (
+            DEFERRED.set(True),
+            REVEAL.set(not spec.hidden),
+        )  # nothing is judged here; nothing hidden is shown either
         try:
             with on_tape(tape):
                 _call_test(spec, env)
@@ -137,16 +145,29 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
             failure = str(getattr(exc, "kind", ""))  # a StudentCallError's kind: a report counts timeouts by it
         except MissingExpected as exc:  # the records miss a call this test makes: it cannot be judged, the others can
             passed, failure = False, NO_EXPECTED
-            message = (f"This test could not be judged: {exc}. The course staff are told; the test will be graded again "
-                       "once the grader is fixed.")
+            message = (
+                f"This test could not be judged: {exc}. The course staff are told; the test will be graded again "
+                "once the grader is fixed."
+            )
         except SandboxFault:
             raise  # the grader's machine failed, not the student: no test may score it
         except Exception as exc:  # noqa: BLE001 - a test must never take the grader down
             where = traceback.extract_tb(exc.__traceback__)[-1]
             passed = False
-            message = f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line {where.lineno})"
+            message = (f"The test stopped with {type(exc).__name__}: {exc} (in {Path(where.filename).name}, line "
+                       f"{where.lineno})")
         finally:
             REVEAL.reset(token)
     mistakes = {} if passed else mistakes_shown(message, offered)
-    return TestResult(problem, spec.name, spec.points, spec.hidden, passed, message, time.perf_counter() - start, mistakes, details,
-                      failure)
+    return TestResult(
+        problem,
+        spec.name,
+        spec.points,
+        spec.hidden,
+        passed,
+        message,
+        time.perf_counter() - start,
+        mistakes,
+        details,
+        failure,
+    )

@@ -43,7 +43,9 @@ def run(folder: Path, assignment: Assignment | None = None, modules: list[str] |
     own = [] if pool or portable_reason() else open_sessions(assignment, 1)
     use = (pool or own or [None])[0]
     try:
-        report = grader.grade(Path(folder), assignment, grader.Purpose.SELF_CHECK, modules=[p.module for p in chosen], session=use)
+        report = grader.grade(
+            Path(folder), assignment, grader.Purpose.SELF_CHECK, modules=[p.module for p in chosen], session=use
+        )
         report.notes += slow_calls(use.exchanges) if use is not None else []
     finally:
         for each in own:
@@ -69,16 +71,20 @@ def slow_calls(exchanges: Sequence) -> list[str]:
         ran = [max(c.seconds - c.waited, 0.0) for c in calls]
         limit = calls[0].limit
         if sum(ran) >= SLOW_SHARE * limit:
-            notes.append(f"{module}.{func} was slow: {len(calls)} call(s) ran {sum(ran):.1f} s in all, the slowest {max(ran):.1f} s "
-                         f"of the {limit:g} s a call may take. Hidden tests may call it on larger inputs, where a slow form "
-                         "runs out of time.")
+            notes.append(
+                f"{module}.{func} was slow: {len(calls)} call(s) ran {sum(ran):.1f} s in all, the slowest "
+                f"{max(ran):.1f} s "
+                f"of the {limit:g} s a call may take. Hidden tests may call it on larger inputs, where a slow form "
+                "runs out of time."
+            )
     return notes
 
 
 def parallel_workers(problems: int) -> int:
     """How many problems a self-check grades at once: one per idle core this process may use (its cores less the
     last minute's load), at most one per problem. Each worker imports torch, a few seconds of one core: on a busy
-    machine a second worker only competes with the first (measured on a shared two-core machine: bench_check_parallel.py)."""
+    machine a second worker only competes with the first (measured on a shared two-core machine:
+    bench_check_parallel.py)."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # macOS and Windows
@@ -90,8 +96,11 @@ def parallel_workers(problems: int) -> int:
     return max(1, min(cores - busy, problems))
 
 
-def _run_in_parallel(folder: Path, assignment: Assignment, chosen: list, pool: list[WorkerSession], count: int) -> GradeReport:
-    """Grade ``chosen`` problems on ``count`` workers, each taking the next problem as it finishes one (longest first)."""
+def _run_in_parallel(
+    folder: Path, assignment: Assignment, chosen: list, pool: list[WorkerSession], count: int
+) -> GradeReport:
+    """Grade ``chosen`` problems on ``count`` workers, each taking the next problem as it finishes one (longest
+    first)."""
     start = time.perf_counter()
     records.preload([p.module for p in chosen])  # recorded once, here, rather than by several threads at once
     tests = grader.load_all_tests(assignment, include_hidden=False)
@@ -115,7 +124,9 @@ def _run_in_parallel(folder: Path, assignment: Assignment, chosen: list, pool: l
             except queue.Empty:
                 return
             try:
-                report = grader.grade(folder, assignment, grader.Purpose.SELF_CHECK, modules=modules, session=session, tests=tests)
+                report = grader.grade(
+                    folder, assignment, grader.Purpose.SELF_CHECK, modules=modules, session=session, tests=tests
+                )
                 report.notes += slow_calls(session.exchanges) if session is not None else []
                 done.append(report)
             except BaseException as exc:  # noqa: BLE001 - raised again below, in the caller's thread
@@ -191,13 +202,15 @@ def verdict(report: GradeReport, assignment: Assignment) -> str:
 
 
 def unknown_problem(name: object, modules: list[str]) -> str:
-    """What to say when ``name`` is not one of ``modules``: the problem it probably means, then the list to choose from."""
+    """What to say when ``name`` is not one of ``modules``: the problem it probably means, then the list to choose
+    from."""
     text = str(name)
     choose = "choose from " + ", ".join(f"{m!r}" for m in modules)
     number = re.fullmatch(r"\s*(?:q|p|problem|ex|exercise|question)?[\s_-]*(\d+)\s*", text, re.IGNORECASE)
     if number and 1 <= int(number.group(1)) <= len(modules):
         meant = modules[int(number.group(1)) - 1]
-        return f"unknown problem {text!r}: did you mean {meant!r} (problem {number.group(1)})? Problems are named by module; {choose}"
+        return (f"unknown problem {text!r}: did you mean {meant!r} (problem {number.group(1)})? Problems are named by "
+                f"module; {choose}")
     plain = text.strip().lower().removesuffix(".py").replace("-", "_").replace(" ", "_")
     close = difflib.get_close_matches(plain, modules, n=1, cutoff=0.6)
     if plain in modules or close:

@@ -1,12 +1,12 @@
 """Find the assignment's module files in a submission (a folder or a zip) and stage them for the worker.
 
-Only the expected module names are ever read, wherever they are in the submission (a zipped copy of the whole
-handout folder works); a name found twice is refused with both paths, and everything else is listed as ignored and
-never extracted, a near-miss (``qkv_arithmetic (1).py``) first and named with the module it probably is. Zip entries are read one by one with a size cap, so a zip bomb or a
-path like ``../x`` cannot do harm; symlinks are refused so nothing outside the submission
-(the reference, say) can be pulled in. A submission may also be a folder inside a zip
-(``export.zip/submission_1``: a Gradescope export read in place), and a submission holding
-no module file but one zip is read from that zip (one level deep, through the same caps).
+Only the expected module names are ever read, wherever they are in the submission (a zipped copy of the whole handout
+folder works); a name found twice is refused with both paths, and everything else is listed as ignored and never
+extracted, a near-miss (``qkv_arithmetic (1).py``) first and named with the module it probably is. Zip entries are read
+one by one with a size cap, so a zip bomb or a path like ``../x`` cannot do harm; symlinks are refused so nothing
+outside the submission (the reference, say) can be pulled in. A submission may also be a folder inside a zip
+(``export.zip/submission_1``: a Gradescope export read in place), and a submission holding no module file but one zip is
+read from that zip (one level deep, through the same caps).
 """
 
 from __future__ import annotations
@@ -29,7 +29,17 @@ from ..sandbox import boundary
 from ..settings import MAX_MODULE_BYTES, MAX_NESTED_ZIP_BYTES, MAX_ZIP_ENTRIES
 
 # Never the student's modules: a Mac's zip metadata, caches, version control, a virtual environment made in the folder.
-SKIPPED_FOLDERS = {"__MACOSX", "__pycache__", ".pytest_cache", ".git", ".ipynb_checkpoints", ".venv", "venv", "site-packages", "node_modules"}
+SKIPPED_FOLDERS = {
+    "__MACOSX",
+    "__pycache__",
+    ".pytest_cache",
+    ".git",
+    ".ipynb_checkpoints",
+    ".venv",
+    "venv",
+    "site-packages",
+    "node_modules",
+}
 # Every way reading a zip member can fail on damaged bytes: a bad CRC or header, and each decompressor's own error
 # (a damaged deflated member raises zlib.error, an xz one LZMAError; bz2 raises OSError).
 ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError, zlib.error, lzma.LZMAError)
@@ -46,7 +56,9 @@ class Located:
     sources: dict[str, bytes] = field(default_factory=dict)
     ignored: list[str] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # module -> why it is not among the sources
-    missing: list[str] = field(default_factory=list)  # the modules of ``problems`` that are not in the submission at all
+    missing: list[str] = field(
+        default_factory=list
+    )  # the modules of ``problems`` that are not in the submission at all
     root: str = ""
     paths: dict[str, str] = field(default_factory=dict)  # module -> where its file was, relative to the submission
     near_misses: dict[str, str] = field(default_factory=dict)  # an ignored file -> the module its name is close to
@@ -75,7 +87,9 @@ def locate(path: Path, modules: list[str], exclude: set[str] = frozenset()) -> L
     path = Path(path)
     if path.is_dir():
         entries = [e for e in _dir_entries(path) if e.split("/")[0] not in exclude]
-        return _locate_in(_Tree(str(path), entries, lambda e: _read_file(path / e), lambda e: _open_zip_file(path / e)), modules)
+        return _locate_in(
+            _Tree(str(path), entries, lambda e: _read_file(path / e), lambda e: _open_zip_file(path / e)), modules
+        )
     if path.is_file() and zipfile.is_zipfile(path):
         return _locate_in_zip_file(path, "", modules, str(path))
     if path.is_file():
@@ -99,7 +113,9 @@ def _locate_in_zip_file(zip_path: Path, prefix: str, modules: list[str], label: 
         with zipfile.ZipFile(zip_path) as zf:
             return _locate_in(_zip_tree(zf, prefix, label), modules)
     except ZIP_ERRORS as exc:
-        raise SubmissionError(f"{zip_path.name} is not a readable zip file ({exc}); re-create it and submit again") from None
+        raise SubmissionError(
+            f"{zip_path.name} is not a readable zip file ({exc}); re-create it and submit again"
+        ) from None
 
 
 def _zip_tree(zf: zipfile.ZipFile, prefix: str, label: str) -> _Tree:
@@ -107,7 +123,9 @@ def _zip_tree(zf: zipfile.ZipFile, prefix: str, label: str) -> _Tree:
     under = [i for i in zf.infolist() if i.filename.startswith(prefix)]
     if prefix and not under:
         raise SubmissionError(f"{label} does not exist (no {prefix} in the zip)")
-    kept = [i for i in under if not i.is_dir() and not _is_noise(i.filename[len(prefix):])]  # a zipped venv cannot crowd out the modules
+    kept = [
+        i for i in under if not i.is_dir() and not _is_noise(i.filename[len(prefix) :])
+    ]  # a zipped venv cannot crowd out the modules
     infos = {i.filename[len(prefix):]: i for i in kept[:MAX_ZIP_ENTRIES]}
     return _Tree(label, list(infos), lambda e: _read_zip_entry(zf, infos[e]), lambda e: _open_zip_entry(zf, infos[e]))
 
@@ -207,8 +225,8 @@ def _unsafe(entry: str) -> bool:
 
 
 def _from_entries(entries: list[str], modules: list[str], read, label: str) -> Located:
-    """Each module found by its file name at any depth: once is read, twice or more is refused with every path, and a file
-    whose name is close to a module's (``qkv_arithmetic (1).py``) is named as what it probably is."""
+    """Each module found by its file name at any depth: once is read, twice or more is refused with every path, and a
+    file whose name is close to a module's (``qkv_arithmetic (1).py``) is named as what it probably is."""
     located = Located(root=label)
     safe = [e for e in entries if not _unsafe(e)]
     located.ignored += [f"{e} (unsafe path, not extracted)" for e in entries if _unsafe(e)]
@@ -225,8 +243,10 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
             located.problems[module] = f"{module}.py was not found in the submission"
             located.missing.append(module)
         elif len(where) > 1:
-            located.problems[module] = (f"{module}.py was found {len(where)} times ({', '.join(where)}); keep exactly one "
-                                        "copy in the submission and submit again")
+            located.problems[module] = (
+                f"{module}.py was found {len(where)} times ({', '.join(where)}); keep exactly one "
+                "copy in the submission and submit again"
+            )
             located.unusable.append(module)
         else:
             try:
@@ -245,7 +265,9 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
             if module in located.missing:
                 located.problems[module] += f"; did you mean {entry}? Rename it to {module}.py"
     # Near-misses first: a long list of ignored files is cut, and these are the ones a student must see.
-    located.ignored += [f"{e} (did you mean {m}.py? only that exact name is read)" for e, m in located.near_misses.items()]
+    located.ignored += [
+        f"{e} (did you mean {m}.py? only that exact name is read)" for e, m in located.near_misses.items()
+    ]
     located.ignored += [e for e in rest if e not in located.near_misses]
     return located
 
@@ -254,8 +276,8 @@ _COPY_MARKS = re.compile(r"(\s*\(\d+\)|\s*-?\s*copy(\s*\d+)?|^copy of\s+)", re.I
 
 
 def near_miss(name: str, modules: list[str]) -> str | None:
-    """The module a file name probably means (``qkv_arithmetic (1).py``, ``complexity_solution.py``, ``Shift_Matrix.py``,
-    ``qkv_arithmatic.py``), or None."""
+    """The module a file name probably means (``qkv_arithmetic (1).py``, ``complexity_solution.py``,
+    ``Shift_Matrix.py``, ``qkv_arithmatic.py``), or None."""
     stem, dot, ext = name.rpartition(".")
     if not dot or ext.lower() not in ("py", "ipynb", "txt", "py~") or not stem:
         return None

@@ -6,19 +6,19 @@ threads, its children and theirs, running, ended or reaped; ``WorkerProcess.tree
 student's process; the kernel counts it whatever the machine's load.
 
 - Per call: its problem's ``limits.call_seconds``, measured at Gradescope's share of a CPU: the call may use
-  ``call_seconds x CPU_SHARE`` seconds of CPU time, then it is stopped; a wall-clock backstop of
-  ``call_seconds x WALL_BACKSTOP`` (2: a busy call stopped there first ran on less than a quarter of a CPU) stops a
-  call that sleeps or blocks, never more than one limit past its module's budget. (Where /proc cannot say, as on the portable path,
-  the limit is ``call_seconds`` of wall clock.)
+  ``call_seconds x CPU_SHARE`` seconds of CPU time, then it is stopped; a wall-clock backstop of ``call_seconds x
+  WALL_BACKSTOP`` (2: a busy call stopped there first ran on less than a quarter of a CPU) stops a call that sleeps or
+  blocks, never more than one limit past its module's budget. (Where /proc cannot say, as on the portable path, the
+  limit is ``call_seconds`` of wall clock.)
 - Per function: a function whose call was stopped is not called again (a hang costs one limit, not one per test).
 - Per problem: all calls into its module together get ``BUDGET_FACTOR`` times the call limit. A call is charged
   its CPU time over ``CPU_SHARE`` or the wall clock it did not spend waiting for a CPU, whichever is more: at
-  Gradescope's share both come to its wall clock, on a faster machine a busy call is charged as on Gradescope, and on
-  a loaded one the machine's load is not charged. A call that is stopped or that crashes the worker counts as the full
+  Gradescope's share both come to its wall clock, on a faster machine a busy call is charged as on Gradescope, and on a
+  loaded one the machine's load is not charged. A call that is stopped or that crashes the worker counts as the full
   limit (or what it was charged, if more), and a call's wall-clock backstop never reaches more than its limit past its
-  module's budget, as does a reset between tests that has to replace the worker (what a reset takes beyond a second is charged
-  too) (so the budget also bounds the worker restarts a module causes; what that call left of its limit pays for the
-  module's re-import after the restart); then the module's remaining calls are not run. A call whose module process
+  module's budget, as does a reset between tests that has to replace the worker (what a reset takes beyond a second is
+  charged too) (so the budget also bounds the worker restarts a module causes; what that call left of its limit pays for
+  the module's re-import after the restart); then the module's remaining calls are not run. A call whose module process
   ends (a crash, an exit) or is ended for writing too much costs what it took: the worker lives on and forks a fresh
   process for the next call, unless the grader's own check (as after a reset) finds something of the call left, which
   replaces the worker at the full limit.
@@ -62,12 +62,15 @@ DEADLINE_ENV = settings.AUTOGRADER_DEADLINE.name  # epoch seconds; the zip's ent
 # call waits about half its time: well under this share.
 STARVED_SHARE = 0.75
 MACHINE_FAULT = "This is a fault of the grader, not of your code: ask the course staff to rerun the autograder."
-OWN_MACHINE_BUSY = ("Your computer was too busy with other programs to time it fairly: this says nothing about your code. "
-                    "Close what else is running and run the check again.")
+OWN_MACHINE_BUSY = (
+    "Your computer was too busy with other programs to time it fairly: this says nothing about your code. "
+    "Close what else is running and run the check again."
+)
 
 
 def starved(waited: float, seconds: float) -> bool:
-    """Whether time that spent ``waited`` of its ``seconds`` waiting for a CPU says the machine, not the code, was slow."""
+    """Whether time that spent ``waited`` of its ``seconds`` waiting for a CPU says the machine, not the code, was
+    slow."""
     return seconds > 0 and waited >= STARVED_SHARE * seconds
 
 
@@ -127,13 +130,15 @@ def deadline_seconds(assignment: Assignment) -> float:
 
 def room_for_a_problem(assignment: Assignment) -> float:
     """The largest call limit one more problem could have with the worst case still inside the deadline (<= 0: none)."""
-    left = deadline_seconds(assignment) - GRADER_SECONDS - time_bound(assignment) - (BUDGET_FACTOR + 1) * RESTART_SECONDS
+    left = (
+        deadline_seconds(assignment) - GRADER_SECONDS - time_bound(assignment) - (BUDGET_FACTOR + 1) * RESTART_SECONDS
+    )
     return math.floor(left / (BUDGET_FACTOR + 1) * 10) / 10
 
 
 def bound_problem(assignment: Assignment) -> str | None:
-    """None when the worst case, with ``GRADER_SECONDS`` for otter and the grader, ends before the deadline; else why not
-    and which limits to change, for ``validate`` and ``build`` to print."""
+    """None when the worst case, with ``GRADER_SECONDS`` for otter and the grader, ends before the deadline; else why
+    not and which limits to change, for ``validate`` and ``build`` to print."""
     bound, deadline = time_bound(assignment), deadline_seconds(assignment)
     if bound + GRADER_SECONDS <= deadline:
         return None
@@ -143,17 +148,21 @@ def bound_problem(assignment: Assignment) -> str | None:
     shares = ", ".join(f"{p.module} {p.limits.call_seconds:g} s -> {problem_bound(p):g} s" for p in assignment.problems)
     minutes = math.ceil((bound + GRADER_SECONDS) / DEADLINE_FRACTION / 60)
     lines = [
-        f"the worst case of a submission, {bound:g} s in student code and worker restarts plus {GRADER_SECONDS:g} s for otter "
+        f"the worst case of a submission, {bound:g} s in student code and worker restarts plus {GRADER_SECONDS:g} s "
+        "for otter "
         f"and the grader, passes the deadline of {deadline:g} s ({DEADLINE_FRACTION:.0%} of the "
         f"{assignment.gradescope.timeout_minutes:g}-minute timeout) by {over:g} s.",
-        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR + 1} worker "
+        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR + 1} "
+        "worker "
         f"restarts of {RESTART_SECONDS:g} s: {shares}; plus the first start, {RESTART_SECONDS:g} s.",
     ]
     if fixed + GRADER_SECONDS < deadline:
         cut = math.ceil(over / per_second * 10) / 10
-        lines.append(f"  To fit: take {cut:g} s off the problems' call limits together (limits.call_seconds in their "
-                     f"problem.yaml, or problem_defaults in assignment.yaml: each second saves {per_second:g} s), "
-                     f"or raise gradescope.timeout_minutes in assignment.yaml to {minutes} (and the timeout on Gradescope).")
+        lines.append(
+            f"  To fit: take {cut:g} s off the problems' call limits together (limits.call_seconds in their "
+            f"problem.yaml, or problem_defaults in assignment.yaml: each second saves {per_second:g} s), "
+            f"or raise gradescope.timeout_minutes in assignment.yaml to {minutes} (and the timeout on Gradescope)."
+        )
     else:
         lines.append(f"  The restarts alone take {fixed:g} s for {len(assignment.problems)} problems: raise "
                      f"gradescope.timeout_minutes in assignment.yaml to {minutes} (and the timeout on Gradescope).")
@@ -163,9 +172,13 @@ def bound_problem(assignment: Assignment) -> str | None:
 def describe(assignment: Assignment) -> str:
     """The rules in one line, for the staff's log."""
     calls = ", ".join(f"{p.module} {p.limits.call_seconds:g} s" for p in assignment.problems)
-    return (f"per call: {calls} (CPU time of all it runs at {CPU_SHARE:g} CPU, wall clock up to {WALL_BACKSTOP:g} x); a function "
-            f"stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit; "
-            f"per submission: no call after {DEADLINE_FRACTION:.0%} of the {assignment.gradescope.timeout_minutes:g}-minute timeout")
+    return (
+        f"per call: {calls} (CPU time of all it runs at {CPU_SHARE:g} CPU, wall clock up to {WALL_BACKSTOP:g} x); a "
+        "function "
+        f"stopped once is not called again; per problem: {BUDGET_FACTOR} x its call limit; "
+        f"per submission: no call after {DEADLINE_FRACTION:.0%} of the "
+        f"{assignment.gradescope.timeout_minutes:g}-minute timeout"
+    )
 
 
 def start_clock(settings: GradescopeSettings) -> None:
@@ -193,18 +206,25 @@ class Session(Protocol):
 
 class CallGuard:
     """Runs a submission's calls under all four rules: the call limit (the session stops the call), the function stopped
-    once, each problem's budget (charged from what the session says each exchange cost) and the submission's deadline."""
+    once, each problem's budget (charged from what the session says each exchange cost) and the submission's
+    deadline."""
 
-    def __init__(self, deadline: float | None = None, observer: Observer | None = None, self_check: bool = False) -> None:
+    def __init__(
+        self, deadline: float | None = None, observer: Observer | None = None, self_check: bool = False
+    ) -> None:
         self.deadline = deadline
         # Whose machine was too busy: the grader's (staff rerun it), or in a self-check the student's own computer.
         self.busy_fault = OWN_MACHINE_BUSY if self_check else MACHINE_FAULT
-        self.observer = observer or Observer()  # told the kind of every call stopped or not run (the run record on Gradescope)
+        self.observer = (
+            observer or Observer()
+        )  # told the kind of every call stopped or not run (the run record on Gradescope)
         self.stopped: dict[tuple[str, str], float] = {}
         self.starved: set[tuple[str, str]] = set()  # of ``stopped``: those stopped while the machine was too busy
         self.budgets: dict[str, float] = {}
         self.spent: dict[str, float] = {}
-        self.waited: dict[str, float] = {}  # per module: of what it was charged, the time its processes waited for a CPU
+        self.waited: dict[
+            str, float
+        ] = {}  # per module: of what it was charged, the time its processes waited for a CPU
         self._restart_credit: dict[str, float] = {}
         self._ledger: list[Exchange] | None = None  # the session's exchanges, charged up to ``_charged``
         self._charged = 0
@@ -231,9 +251,13 @@ class CallGuard:
                 if stopped_starved(exc, seconds):
                     self.starved.add((worker_name, func))
                     wall = exc.limit.wall if exc.limit is not None and exc.limit.wall > 0 else seconds
-                    judged = StudentCallError(f"{exc} Of those {wall:.1f} s it spent {exc.waited:.1f} s waiting for a CPU: this "
-                                              f"machine was too busy to time it fairly. {self.busy_fault}", errors.BUSY,
-                                              waited=exc.waited, limit=exc.limit)
+                    judged = StudentCallError(
+                        f"{exc} Of those {wall:.1f} s it spent {exc.waited:.1f} s waiting for a CPU: this "
+                        f"machine was too busy to time it fairly. {self.busy_fault}",
+                        errors.BUSY,
+                        waited=exc.waited,
+                        limit=exc.limit,
+                    )
             if judged.kind in (errors.TIMEOUT, errors.BUSY, *errors.NOT_RUN):
                 self.observer.call_refused(judged.kind)
             if judged is exc:
@@ -243,29 +267,43 @@ class CallGuard:
     def admit(self, worker_name: str, func: str, shown: str, module: str, seconds: float) -> None:
         """Raise ``StudentCallError`` if this call must not run."""
         if self.deadline is not None and time.monotonic() >= self.deadline:
-            raise StudentCallError(f"{shown} was not run: the autograder ran short of time on this machine. {MACHINE_FAULT}",
-                                   errors.DEADLINE)
+            raise StudentCallError(
+                f"{shown} was not run: the autograder ran short of time on this machine. {MACHINE_FAULT}",
+                errors.DEADLINE,
+            )
         stopped = self.stopped.get((worker_name, func))
         if stopped is not None:
             if (worker_name, func) in self.starved:
-                raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} was stopped at its limit of "
-                                       f"{stopped:g} s while this machine was too busy to time it fairly. {self.busy_fault}", errors.BUSY_NOT_RUN)
-            raise StudentCallError(f"{shown} was not run: an earlier call of {module}.{func} ran past its limit of {stopped:g} s "
-                                   f"and was stopped, so {func} is not called again.", errors.SKIPPED)
+                raise StudentCallError(
+                    f"{shown} was not run: an earlier call of {module}.{func} was stopped at its limit of "
+                    f"{stopped:g} s while this machine was too busy to time it fairly. {self.busy_fault}",
+                    errors.BUSY_NOT_RUN,
+                )
+            raise StudentCallError(
+                f"{shown} was not run: an earlier call of {module}.{func} ran past its limit of {stopped:g} s "
+                f"and was stopped, so {func} is not called again.",
+                errors.SKIPPED,
+            )
         budget = self.budgets.get(worker_name)
         spent = self.spent.get(worker_name, 0.0)
         if budget is not None and spent >= budget:
             waited = self.waited.get(worker_name, 0.0)
             if starved(waited, spent):
-                raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of "
-                                       f"{budget:g} s, but {waited:.1f} s of it was spent waiting for a CPU: this machine was too "
-                                       f"busy to time them fairly. {self.busy_fault}", errors.BUSY_NOT_RUN)
-            raise StudentCallError(f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
-                                   f"(a call that is stopped counts as the full {seconds:g} s).", errors.BUDGET)
+                raise StudentCallError(
+                    f"{shown} was not run: the calls into {module}.py have used up their time budget of "
+                    f"{budget:g} s, but {waited:.1f} s of it was spent waiting for a CPU: this machine was too "
+                    f"busy to time them fairly. {self.busy_fault}",
+                    errors.BUSY_NOT_RUN,
+                )
+            raise StudentCallError(
+                f"{shown} was not run: the calls into {module}.py have used up their time budget of {budget:g} s "
+                f"(a call that is stopped counts as the full {seconds:g} s).",
+                errors.BUDGET,
+            )
 
     def _backstop(self, worker_name: str, seconds: float) -> dict[str, float]:
-        """The wall clock a call may take when its module's budget has less left than ``WALL_BACKSTOP`` x its limit: what
-        is left, never less than the limit (so the last call of a problem ends within its budget plus one limit, as
+        """The wall clock a call may take when its module's budget has less left than ``WALL_BACKSTOP`` x its limit:
+        what is left, never less than the limit (so the last call of a problem ends within its budget plus one limit, as
         ``time_bound`` counts); {} for the session's own backstop."""
         budget = self.budgets.get(worker_name)
         if budget is None:
@@ -288,7 +326,9 @@ class CallGuard:
         stopped exchange left unused, so a few crashing calls do not cost the module's other calls their time.
         """
         for done in exchanges:
-            self.waited[done.module] = self.waited.get(done.module, 0.0) + min(done.waited, done.limit if done.stopped else done.seconds)
+            self.waited[done.module] = self.waited.get(done.module, 0.0) + min(
+                done.waited, done.limit if done.stopped else done.seconds
+            )
             if done.stopped:
                 self.spent[done.module] = self.spent.get(done.module, 0.0) + charged(done)
                 self._restart_credit[done.module] = max(done.limit - done.seconds, 0.0)

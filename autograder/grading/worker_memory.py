@@ -27,23 +27,39 @@ class WorkerMemory:
 
 
 def choose(assignment: Assignment, container: cgroupfs.MemoryLimit | None = None) -> WorkerMemory:
-    """The worker's room under ``container`` (default: read this process's cgroups), capped by the assignment's ``worker_memory_mb``."""
+    """The worker's room under ``container`` (default: read this process's cgroups), capped by the assignment's
+    ``worker_memory_mb``."""
     container = container or cgroupfs.memory_limit()
     settings = assignment.gradescope
     if container.readable and container.mb is None:
-        return WorkerMemory(assignment.worker_memory_mb, "no container memory limit: the assignment's worker_memory_mb, beyond the worker's imports")
-    total, where = (container.mb, container.source) if container.readable else (settings.memory_mb, f"assumed from the manifest ({container.source})")
+        return WorkerMemory(
+            assignment.worker_memory_mb,
+            "no container memory limit: the assignment's worker_memory_mb, beyond the worker's imports",
+        )
+    total, where = (
+        (container.mb, container.source)
+        if container.readable
+        else (settings.memory_mb, f"assumed from the manifest ({container.source})")
+    )
     room = total - settings.grader_memory_mb
-    reason = f"container {total} MB ({where}) - grader's share {settings.grader_memory_mb} MB, beyond the worker's imports"
+    reason = (
+        f"container {total} MB ({where}) - grader's share {settings.grader_memory_mb} MB, beyond the worker's imports"
+    )
     warning = ""
     if room < MIN_ROOM_MB:
         needed = settings.grader_memory_mb + MIN_ROOM_MB
-        warning = (f"the container's memory ({total} MB) leaves only {room} MB for the student's code after the grader's share; "
-                   f"the worker gets {MIN_ROOM_MB} MB anyway: raise the assignment's memory on Gradescope to at least {needed} MB")
+        warning = (
+            f"the container's memory ({total} MB) leaves only {room} MB for the student's code after the grader's "
+            "share; "
+            f"the worker gets {MIN_ROOM_MB} MB anyway: raise the assignment's memory on Gradescope to at least "
+            f"{needed} MB"
+        )
         room = MIN_ROOM_MB
     return WorkerMemory(min(assignment.worker_memory_mb, room), reason, warning)
 
 
 def gradescope_room(assignment: Assignment) -> WorkerMemory:
     """The room the worker gets in the container the manifest describes (what validation grades fair variants with)."""
-    return choose(assignment, cgroupfs.MemoryLimit(assignment.gradescope.memory_mb, "the manifest's Gradescope container"))
+    return choose(
+        assignment, cgroupfs.MemoryLimit(assignment.gradescope.memory_mb, "the manifest's Gradescope container")
+    )

@@ -37,7 +37,8 @@ def callables_source(module: str) -> str | None:
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-call limit for one problem: seconds at Gradescope's CPU share (``grading.time_rules`` says how it is enforced)."""
+    """Per-call limit for one problem: seconds at Gradescope's CPU share (``grading.time_rules`` says how it is
+    enforced)."""
 
     call_seconds: float
 
@@ -48,7 +49,8 @@ VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 
 @dataclass(frozen=True)
 class Visibility:
-    """When a student sees each kind of results.json entry on Gradescope (``gradescope.visibility`` in assignment.yaml)."""
+    """When a student sees each kind of results.json entry on Gradescope (``gradescope.visibility`` in
+    assignment.yaml)."""
 
     public: str = "visible"  # the public tests: at once, as ``check`` shows them before submitting
     hidden: str = "after_published"  # the hidden tests' names, scores and messages: once grades are published
@@ -70,7 +72,8 @@ class GradescopeSettings:
 
     def describe(self) -> str:
         """One line for staff: what to set under the assignment's autograder settings."""
-        return f"Gradescope autograder settings: timeout {self.timeout_minutes:g} min, memory {self.memory_mb} MB, CPU {self.cpus:g}"
+        return (f"Gradescope autograder settings: timeout {self.timeout_minutes:g} min, memory {self.memory_mb} MB, "
+                f"CPU {self.cpus:g}")
 
 
 @dataclass(frozen=True)
@@ -127,8 +130,8 @@ class Assignment:
 
 
 def safe_load(text: str) -> Any:
-    """``yaml.safe_load``, with libyaml's parser where PyYAML has it (about 30 times faster, the same values); a document
-    it refuses is parsed again by the Python parser, whose error names the line."""
+    """``yaml.safe_load``, with libyaml's parser where PyYAML has it (about 30 times faster, the same values); a
+    document it refuses is parsed again by the Python parser, whose error names the line."""
     fast = getattr(yaml, "CSafeLoader", None)
     if fast is not None:
         try:
@@ -196,7 +199,9 @@ def merged(defaults: dict, own: dict) -> dict:
     """``own`` over ``defaults``: mappings merge key by key, anything else in ``own`` replaces the default."""
     combined = dict(defaults)
     for key, value in own.items():
-        combined[key] = merged(combined[key], value) if isinstance(value, dict) and isinstance(combined.get(key), dict) else value
+        combined[key] = (
+            merged(combined[key], value) if isinstance(value, dict) and isinstance(combined.get(key), dict) else value
+        )
     return combined
 
 
@@ -220,7 +225,12 @@ def _refuse_retired(data: dict, path: Path, retired: dict[str, str]) -> None:
 
 def _is_test_case(decorator: ast.expr) -> bool:
     func = decorator.func if isinstance(decorator, ast.Call) else None
-    return isinstance(func, ast.Name) and func.id == "test_case" or isinstance(func, ast.Attribute) and func.attr == "test_case"
+    return (
+        isinstance(func, ast.Name)
+        and func.id == "test_case"
+        or isinstance(func, ast.Attribute)
+        and func.attr == "test_case"
+    )
 
 
 def points_in(path: Path) -> float:
@@ -268,8 +278,13 @@ def load_problem(folder: Path, defaults: dict | None = None) -> Problem:
     if not module.isidentifier() or module.startswith("_"):
         raise ManifestError(f"{path}: the folder's name {module!r} is the module's name, so it must be a Python "
                             "identifier that does not start with '_'")
-    limits = Limits(call_seconds=_positive(float(_get(data, path, "limits.call_seconds", (int, float), "seconds per call")),
-                                           path, "limits.call_seconds"))
+    limits = Limits(
+        call_seconds=_positive(
+            float(_get(data, path, "limits.call_seconds", (int, float), "seconds per call")),
+            path,
+            "limits.call_seconds",
+        )
+    )
     public, hidden = _test_list(data, path, "tests.public"), _test_list(data, path, "tests.hidden")
     hidden_points = float(_get(data, path, "hidden_points", (int, float), "points")) if "hidden_points" in data else 0.0
     if hidden_points and hidden:
@@ -307,8 +322,10 @@ def _gradescope(data: dict, path: Path) -> GradescopeSettings:
         visibility=_visibility(data["gradescope"].get("visibility"), path),
     )
     if settings.grader_memory_mb >= settings.memory_mb:
-        raise ManifestError(f"{path}: key 'gradescope.grader_memory_mb' ({settings.grader_memory_mb}) leaves nothing of "
-                            f"'gradescope.memory_mb' ({settings.memory_mb}) for the student's code")
+        raise ManifestError(
+            f"{path}: key 'gradescope.grader_memory_mb' ({settings.grader_memory_mb}) leaves nothing of "
+            f"'gradescope.memory_mb' ({settings.memory_mb}) for the student's code"
+        )
     return settings
 
 
@@ -316,13 +333,20 @@ def _visibility(data: object, path: Path) -> Visibility:
     if data is None:
         return DEFAULT_VISIBILITY
     if not isinstance(data, dict):
-        raise ManifestError(f"{path}: key 'gradescope.visibility' should be a mapping of public/hidden/output to one of {', '.join(VISIBILITIES)}")
+        raise ManifestError(
+            f"{path}: key 'gradescope.visibility' should be a mapping of public/hidden/output to one of "
+            f"{', '.join(VISIBILITIES)}"
+        )
     unknown = sorted(set(data) - {"public", "hidden", "output"})
     if unknown:
-        raise ManifestError(f"{path}: key 'gradescope.visibility.{unknown[0]}' is not a setting; use public, hidden or output")
+        raise ManifestError(
+            f"{path}: key 'gradescope.visibility.{unknown[0]}' is not a setting; use public, hidden or output"
+        )
     for key, value in data.items():
         if value not in VISIBILITIES:
-            raise ManifestError(f"{path}: key 'gradescope.visibility.{key}' should be one of {', '.join(VISIBILITIES)}, got {value!r}")
+            raise ManifestError(
+                f"{path}: key 'gradescope.visibility.{key}' should be one of {', '.join(VISIBILITIES)}, got {value!r}"
+            )
     return Visibility(**data)
 
 
@@ -332,11 +356,17 @@ def load(path: Path | None = None) -> Assignment:
     data = _read(path)
     _refuse_retired(data, path, {"total_points": "the total is the sum of the problems' points, read from their tests"})
     modules = _get(data, path, "problems", list, "a list of problem module names in order")
-    defaults = _get(data, path, "problem_defaults", dict, "what every problem.yaml may leave out") if "problem_defaults" in data else {}
+    defaults = (
+        _get(data, path, "problem_defaults", dict, "what every problem.yaml may leave out")
+        if "problem_defaults" in data
+        else {}
+    )
     problems = []
     for module in modules:
         if not isinstance(module, str) or not (path.parent / module).is_dir():
-            raise ManifestError(f"{path}: key 'problems' lists {module!r}, but there is no folder {path.parent / str(module)}")
+            raise ManifestError(
+                f"{path}: key 'problems' lists {module!r}, but there is no folder {path.parent / str(module)}"
+            )
         if module in [p.module for p in problems]:
             raise ManifestError(f"{path}: key 'problems' lists {module!r} twice")
         problems.append(load_problem(path.parent / module, defaults))

@@ -36,11 +36,13 @@ class TestResult:
     passed: bool
     message: str = ""
     seconds: float = 0.0
-    # Known mistakes (file names under assignments/<problem>/mistakes/) whose hint the failure message shows: name -> hint.
+    # Known mistakes (file names under assignments/<problem>/mistakes/) whose hint the failure message shows: name ->
+    # hint.
     mistakes: dict[str, str] = field(default_factory=dict)
     # The failure in labelled parts (DETAIL_LABELS) where the check gave them; else empty and ``message`` says it all.
     details: dict[str, str] = field(default_factory=dict)
-    # The kind of the student call that failed the test (``timeout``, ``crash``, ...: sandbox.errors), NO_EXPECTED, or "".
+    # The kind of the student call that failed the test (``timeout``, ``crash``, ...: sandbox.errors), NO_EXPECTED, or
+    # "".
     failure: str = ""
 
     @property
@@ -62,7 +64,9 @@ class ProblemResult:
     status: str = "ok"  # what the student reads about the module as a whole
     output: str = ""  # what its code printed while no hidden test ran (what the student may see)
     kind: str = GRADED  # why the module could not be graded (see the kinds above), or GRADED
-    hidden_printed: dict[str, int] = field(default_factory=dict)  # hidden test -> bytes its calls printed (never the text)
+    hidden_printed: dict[str, int] = field(
+        default_factory=dict
+    )  # hidden test -> bytes its calls printed (never the text)
     staff_output: str = ""  # everything its code printed, hidden tests' too: for staff only
 
     @property
@@ -82,7 +86,9 @@ class GradeReport:
     problems: list[ProblemResult]
     notes: list[str] = field(default_factory=list)  # for the student (ignored files, an unreadable submission)
     seconds: float = 0.0
-    staff_notes: list[str] = field(default_factory=list)  # for staff only: the protections in force, the worker's memory
+    staff_notes: list[str] = field(
+        default_factory=list
+    )  # for staff only: the protections in force, the worker's memory
     # What graded it (see grading.fingerprint): one digest per problem (its tests, points, recorded values) and one for
     # the harness; empty in a record written before fingerprints were kept (so it is never taken as current).
     fingerprint: dict[str, str] = field(default_factory=dict)

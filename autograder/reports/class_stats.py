@@ -69,7 +69,8 @@ class PassRate:
 
 @dataclass(frozen=True)
 class MistakeCount:
-    """How many submissions showed one known mistake's hint on at least one test, on which tests, and which submissions."""
+    """How many submissions showed one known mistake's hint on at least one test, on which tests, and which
+    submissions."""
 
     problem: str
     mistake: str
@@ -94,7 +95,9 @@ def pass_rates(reports: list[GradeReport], modules: list[str]) -> dict[str, list
     return {m: sorted(found, key=lambda r: r.share) for m, found in rates.items()}
 
 
-def mistake_counts(reports: dict[str, GradeReport] | list[GradeReport], modules: list[str]) -> dict[str, list[MistakeCount]]:
+def mistake_counts(
+    reports: dict[str, GradeReport] | list[GradeReport], modules: list[str]
+) -> dict[str, list[MistakeCount]]:
     """Per problem, each known mistake some submission showed, most submissions first, with those submissions (by name
     in a dict of records; by their path in a list)."""
     named = reports if isinstance(reports, dict) else {r.submission: r for r in reports}
@@ -173,19 +176,24 @@ def _all_missing(report: GradeReport) -> bool:
 
 
 def _packaging(report: GradeReport) -> list[str]:
-    """The problems the student's packaging cost: a module missing, misnamed, found twice or not usable, failing to import."""
+    """The problems the student's packaging cost: a module missing, misnamed, found twice or not usable, failing to
+    import."""
     if _all_missing(report):
         return ["scored 0: no module file found"]
     missing = [p.module for p in report.problems if p.kind == scores.MISSING]
     found = [f"missing {', '.join(f'{m}.py' for m in missing)}"] if missing else []
     found += [f"{p.module}: {p.status}" for p in report.problems if p.kind in (scores.MISNAMED, scores.PACKAGING)]
-    found += [f"{p.module} could not be imported: {p.status}" for p in report.problems if p.kind == scores.IMPORT_FAILED]
+    found += [
+        f"{p.module} could not be imported: {p.status}" for p in report.problems if p.kind == scores.IMPORT_FAILED
+    ]
     return found
 
 
 def needs_attention(named: dict[str, GradeReport], roster: Roster | None = None) -> list[Attention]:
     """Submissions that scored zero, were not graded (no folder, a refused name, a grader failure), could not be
-    read, lost a problem to their packaging, or timed out, by name; each with its reasons (``reasons_for``) and students."""
+    read, lost a problem to their packaging, or timed out, by name; each with its reasons (``reasons_for``) and
+    students."""
+
     def who(name: str) -> str:
         entry = roster.get(name) if roster else None
         return ", ".join(s.name or s.email or s.sid for s in entry.students) if entry and entry.students else ""

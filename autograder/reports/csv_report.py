@@ -27,7 +27,8 @@ def spreadsheet_safe(text: str) -> str:
 
 
 def status(report: GradeReport) -> str:
-    """``ok``, or every reason the summary's "needs attention" gives for the submission (``class_stats.reasons_for``)."""
+    """``ok``, or every reason the summary's "needs attention" gives for the submission
+    (``class_stats.reasons_for``)."""
     return "; ".join(class_stats.reasons_for(report)) or "ok"
 
 
@@ -39,8 +40,13 @@ def header(modules: list[str], roster: Roster | None = None) -> list[str]:
 def row(name: str, report: GradeReport, modules: list[str]) -> list[str]:
     """One submission's row; a problem absent from the record is left blank."""
     points = {p.module: f"{p.points:g}" for p in report.problems}
-    return [spreadsheet_safe(name), *(points.get(m, "") for m in modules), f"{report.points:g}", f"{report.seconds:.2f}",
-            spreadsheet_safe(status(report))]
+    return [
+        spreadsheet_safe(name),
+        *(points.get(m, "") for m in modules),
+        f"{report.points:g}",
+        f"{report.seconds:.2f}",
+        spreadsheet_safe(status(report)),
+    ]
 
 
 def _export_rows(name: str, report: GradeReport | None, modules: list[str], entry: Entry) -> list[list[str]]:
@@ -67,6 +73,8 @@ def render(reports: list[tuple[str, GradeReport | None]], modules: list[str], ro
     return buffer.getvalue()
 
 
-def write(reports: list[tuple[str, GradeReport | None]], modules: list[str], path: Path, roster: Roster | None = None) -> None:
+def write(
+    reports: list[tuple[str, GradeReport | None]], modules: list[str], path: Path, roster: Roster | None = None
+) -> None:
     """Write the CSV atomically (a reader never sees half a file)."""
     write_text(path, render(reports, modules, roster))

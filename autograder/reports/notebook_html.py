@@ -25,21 +25,26 @@ def failure_cells(test: TestResult) -> dict[str, str]:
 
 
 def _breakable(text: str):  # -> Markup
-    """``text`` escaped, with a line-break opportunity after ``_ . , / = ( [`` inside a long name (``shift_<wbr>matrix``)."""
+    """``text`` escaped, with a line-break opportunity after ``_ . , / = ( [`` inside a long name
+    (``shift_<wbr>matrix``)."""
     from markupsafe import Markup, escape
 
     return Markup(_BREAK_AFTER.sub(r"\1<wbr>", str(escape(text))))
 
 
 def _cell(text: str):  # -> Markup
-    """A table cell: a traceback keeps its lines and indentation; other lines (several hints) are paragraphs that wrap."""
+    """A table cell: a traceback keeps its lines and indentation; other lines (several hints) are paragraphs that
+    wrap."""
     from markupsafe import Markup
 
     if "\n" not in text:
         return _breakable(text)
     if "Traceback" in text or "\n  " in text:
-        return (Markup("<pre style='margin:0;white-space:pre-wrap;overflow-wrap:break-word;font-size:12px'>") + _breakable(text)
-                + Markup("</pre>"))
+        return (
+            Markup("<pre style='margin:0;white-space:pre-wrap;overflow-wrap:break-word;font-size:12px'>")
+            + _breakable(text)
+            + Markup("</pre>")
+        )
     return Markup("<br>").join(_breakable(line) for line in text.splitlines() if line.strip())
 
 
@@ -47,7 +52,9 @@ def _cell(text: str):  # -> Markup
 def _template():
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True
+    )
     env.filters["breakable"], env.filters["cell"] = _breakable, _cell
     return env.get_template("notebook_check.html.j2")
 
@@ -64,7 +71,12 @@ def _test_row(test: TestResult, problem: ProblemResult) -> dict:
     whole = "" if test.passed or test.details else test.message  # no labels: the message spans the row
     if not test.passed and problem.kind != GRADED and test.message.startswith(problem.status):
         whole = "not run: the module could not be graded (why: above)"  # the reason, traceback and all, is shown once
-    return {"name": test.name, "passed": test.passed, "whole": whole, "parts": [parts.get(label, "") for label in DETAIL_LABELS]}
+    return {
+        "name": test.name,
+        "passed": test.passed,
+        "whole": whole,
+        "parts": [parts.get(label, "") for label in DETAIL_LABELS],
+    }
 
 
 def _status(problem: ProblemResult) -> str:
@@ -84,5 +96,12 @@ def render(report: GradeReport, summary: str, passed: bool) -> str:
             "status": _status(problem), "output": printed.shown(problem.output),
             "tests": [_test_row(t, problem) for t in problem.tests],
         })
-    return _template().render(total=total_line(report), notes=report.notes, columns=COLUMNS, widths=WIDTHS, problems=problems,
-                              summary=summary, colour="#070" if passed else "#a00")
+    return _template().render(
+        total=total_line(report),
+        notes=report.notes,
+        columns=COLUMNS,
+        widths=WIDTHS,
+        problems=problems,
+        summary=summary,
+        colour="#070" if passed else "#a00",
+    )

@@ -8,7 +8,8 @@ LONGEST_LINE = 300  # a longer line is cut too, so that one huge line cannot fil
 
 
 def shown(text: str, limit: int = SHOWN_CHARACTERS) -> str:
-    """``text`` whole when it fits ``limit`` characters, else its first and last lines around a line saying what is left out."""
+    """``text`` whole when it fits ``limit`` characters, else its first and last lines around a line saying what is left
+    out."""
     text = text.rstrip()
     if len(text) <= limit:
         return text

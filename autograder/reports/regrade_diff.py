@@ -74,7 +74,10 @@ def _who(name: str, roster: Roster | None) -> str:
     entry = roster.get(name) if roster else None
     if not entry or not entry.students:
         return name
-    people = ", ".join(" ".join(x for x in (s.name, f"({s.sid})" if s.sid else "", f"<{s.email}>" if s.email else "") if x) for s in entry.students)
+    people = ", ".join(
+        " ".join(x for x in (s.name, f"({s.sid})" if s.sid else "", f"<{s.email}>" if s.email else "") if x)
+        for s in entry.students
+    )
     return f"{people} [{name}]"
 
 
@@ -87,7 +90,9 @@ def maximum(reports: dict[str, GradeReport]) -> float | None:
     return max((r.max_points for r in reports.values() if r.problems), default=None)
 
 
-def headline(changes: list[Change], against: str, graded: int, maxima: tuple[float | None, float | None] = (None, None)) -> str:
+def headline(
+    changes: list[Change], against: str, graded: int, maxima: tuple[float | None, float | None] = (None, None)
+) -> str:
     """One line: how many changed, by how much, and whether the maximum score moved."""
     deltas = sorted({round(c.delta, 9) for c in changes if c.before is not None and c.after is not None})
     if not deltas:

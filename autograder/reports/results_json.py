@@ -52,9 +52,9 @@ def to_results(report: GradeReport, visibility: Visibility = DEFAULT_VISIBILITY)
 
 
 def printed_by_code(problem: ProblemResult) -> str:
-    """What the student reads of what their code printed, in at most ``RESULTS_TEXT_LIMIT`` characters: the end of the text
-    printed in public tests, and of hidden tests only how much each printed (their text would carry the hidden inputs;
-    staff keep it in the record, ``staff_output``)."""
+    """What the student reads of what their code printed, in at most ``RESULTS_TEXT_LIMIT`` characters: the end of the
+    text printed in public tests, and of hidden tests only how much each printed (their text would carry the hidden
+    inputs; staff keep it in the record, ``staff_output``)."""
     note = _hidden_printed(problem.hidden_printed)
     room = RESULTS_TEXT_LIMIT - len(note) - 2
     text = problem.output[-room:] if problem.output.strip() else ""

@@ -13,7 +13,11 @@ def problem_totals(results: dict, modules: list[str]) -> dict[str, tuple[float, 
     """(score, max) per module, summing every test entry whose name starts with the module name."""
     totals = {}
     for module in modules:
-        entries = [t for t in results.get("tests", []) if str(t.get("name", "")).startswith(module) and t.get("max_score") is not None]
+        entries = [
+            t
+            for t in results.get("tests", [])
+            if str(t.get("name", "")).startswith(module) and t.get("max_score") is not None
+        ]
         totals[module] = (sum(float(t.get("score") or 0) for t in entries), sum(float(t["max_score"]) for t in entries))
     return totals
 

@@ -43,7 +43,9 @@ def mistake_lines(named: dict[str, GradeReport], modules: list[str]) -> list[str
         for c in counts:
             hint = " ".join(c.hint.split())
             hint = hint if len(hint) <= HINT_WIDTH else hint[: HINT_WIDTH - 3] + "..."
-            lines.append(f"    {c.submissions:>5}  {c.mistake}: {hint}" if hint else f"    {c.submissions:>5}  {c.mistake}")
+            lines.append(
+                f"    {c.submissions:>5}  {c.mistake}: {hint}" if hint else f"    {c.submissions:>5}  {c.mistake}"
+            )
             lines.append(one_line(f"           in: {', '.join(c.names)}"))
         if not counts:
             lines.append("        -  no known mistake matched")
@@ -62,8 +64,10 @@ def score_count_lines(reports: list[GradeReport], modules: list[str]) -> list[st
 def attention_lines(named: dict[str, GradeReport], roster: Roster | None = None) -> list[str]:
     """The submissions that scored zero, were not graded, could not be read or timed out, with the reasons."""
     found = class_stats.needs_attention(named, roster)
-    lines = [f"Needs attention ({len(found)}: zero, not graded, could not read, a module missing, misnamed, found twice or "
-             "failing to import, timed out, machine too busy)"]
+    lines = [
+        f"Needs attention ({len(found)}: zero, not graded, could not read, a module missing, misnamed, found twice or "
+        "failing to import, timed out, machine too busy)"
+    ]
     for a in found:
         who = f" ({a.students})" if a.students else ""
         lines.append(one_line(f"  {a.submission}{who}: {a.total or '-'}: {'; '.join(a.reasons)}"))

@@ -15,7 +15,9 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u20
 def safe(text: str) -> str:
     """``text`` with every control character shown as an escape (``\\x1b``): what a submission printed or raised
     cannot move the cursor, rewrite earlier lines, set the clipboard (OSC 52) or retitle a staff member's terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    return _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text
+    )
 
 
 def one_line(text: str) -> str:
@@ -58,5 +60,8 @@ def render(report: GradeReport, title: str = "") -> str:
     parts += [render_problem(p) for p in report.problems]
     total_tests = sum(len(p.tests) for p in report.problems)
     total_passed = sum(t.passed for p in report.problems for t in p.tests)
-    parts.append(f"TOTAL  {total_passed}/{total_tests} tests passed   {_fmt(report.points)}/{_fmt(report.max_points)} pts   ({report.seconds:.1f} s)")
+    parts.append(
+        f"TOTAL  {total_passed}/{total_tests} tests passed   {_fmt(report.points)}/{_fmt(report.max_points)} pts   "
+        f"({report.seconds:.1f} s)"
+    )
     return safe("\n\n".join(parts))

@@ -59,9 +59,11 @@ def _why_not(name: str, report: GradeReport | None, roster: Roster) -> str:
     if report is None:
         return f"{name}: not graded ({entry.note if entry else 'no record'})"
     if not report.problems:
-        return f"{name}: the grader failed on it ({report.notes[0] if report.notes else 'no record'}); run grade-all again to grade it again"
+        return (f"{name}: the grader failed on it ({report.notes[0] if report.notes else 'no record'}); run grade-all "
+                "again to grade it again")
     if report.unreadable:
-        return f"{name}: {'; '.join(unreadable_reasons(report))}; ask the student for the file, or download the export again"
+        return (f"{name}: {'; '.join(unreadable_reasons(report))}; ask the student for the file, or download the "
+                "export again")
     return ""
 
 
@@ -112,13 +114,17 @@ def build(reports: dict[str, GradeReport], roster: Roster) -> Upload:
             blocked[name] = reason
         if entry is None or not entry.students:
             if not reason:
-                upload.left_out.append(f"{name}: its submitters are unknown ({entry.note if entry else 'not in the metadata'})")
+                upload.left_out.append(
+                    f"{name}: its submitters are unknown ({entry.note if entry else 'not in the metadata'})"
+                )
             else:
                 upload.left_out.append(reason)
             continue
         for student in entry.students:
             if not (student.email or student.sid):
-                upload.left_out.append(f"{name}: {student.name or 'a submitter'} has neither SID nor email to match on Gradescope")
+                upload.left_out.append(
+                    f"{name}: {student.name or 'a submitter'} has neither SID nor email to match on Gradescope"
+                )
             else:
                 seen.append(_Seen(name, student, entry.created_at))
     chosen: dict[_Seen, None] = {}
@@ -127,22 +133,32 @@ def build(reports: dict[str, GradeReport], roster: Roster) -> Upload:
         names = ", ".join(dict.fromkeys(one.submission for one in group))
         identities = {(one.student.email.lower(), one.student.sid) for one in group}
         if latest is None:
-            upload.conflicts.append(f"{' / '.join(dict.fromkeys(one.who() for one in group))}: in {names}, and which is the latest "
-                                    "cannot be told (:created_at: missing or equal); none is uploaded: enter this score by hand")
+            upload.conflicts.append(
+                f"{' / '.join(dict.fromkeys(one.who() for one in group))}: in {names}, and which is the latest "
+                "cannot be told (:created_at: missing or equal); none is uploaded: enter this score by hand"
+            )
             continue
         if len(identities) > 1:
-            shown = "; ".join(f"{one.submission}: {one.who()} <{one.student.email}> SID {one.student.sid or '-'}" for one in group)
-            upload.conflicts.append(f"the same email or SID with different details ({shown}): uploaded the latest, {latest.submission}, "
-                                    "with its own details; check these students on Gradescope")
+            shown = "; ".join(
+                f"{one.submission}: {one.who()} <{one.student.email}> SID {one.student.sid or '-'}" for one in group
+            )
+            upload.conflicts.append(
+                f"the same email or SID with different details ({shown}): uploaded the latest, {latest.submission}, "
+                "with its own details; check these students on Gradescope"
+            )
         for one in group:
             if one is not latest and one.submission != latest.submission:
                 upload.left_out.append(f"{one.submission}: {one.who()} has a later submission, {latest.submission}")
         chosen[latest] = None
     for one in seen:
         if one in chosen and one.submission not in blocked:
-            upload.rows.append([one.student.name, one.student.sid, one.student.email, f"{reports[one.submission].points:g}"])
+            upload.rows.append(
+                [one.student.name, one.student.sid, one.student.email, f"{reports[one.submission].points:g}"]
+            )
     upload.left_out += [reason for name, reason in blocked.items() if reason not in upload.left_out]
-    upload.left_out.sort(key=lambda reason: reason.split(":", 1)[0])  # by submission, each submission's reasons in order
+    upload.left_out.sort(
+        key=lambda reason: reason.split(":", 1)[0]
+    )  # by submission, each submission's reasons in order
     return upload
 
 

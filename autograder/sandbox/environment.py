@@ -18,7 +18,8 @@ _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 def marked(lines: list[str]) -> tuple[str, ...]:
-    """The import names of the requirement lines that carry ``MARK`` (``numpy==2.4.6  # student code may import it``)."""
+    """The import names of the requirement lines that carry ``MARK`` (``numpy==2.4.6  # student code may import
+    it``)."""
     names = []
     for line in lines:
         match = _NAME.match(line)

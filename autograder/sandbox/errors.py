@@ -16,7 +16,8 @@ from .worker import metering
 
 
 class SandboxFault(RuntimeError):
-    """The sandbox itself failed (a layer could not be applied): a fault of the grader's machine, never of the student."""
+    """The sandbox itself failed (a layer could not be applied): a fault of the grader's machine, never of the
+    student."""
 
 
 # The kinds of StudentCallError.
@@ -34,7 +35,9 @@ class StudentCallError(AssertionError):
     """A call into student code failed: it raised (``raised`` names the exception's type), timed out, crashed, returned
     garbage, or was not run; ``kind`` says which."""
 
-    def __init__(self, message: str, kind: str, raised: str = "", waited: float = 0.0, limit: TimeLimit | None = None) -> None:
+    def __init__(
+        self, message: str, kind: str, raised: str = "", waited: float = 0.0, limit: TimeLimit | None = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.raised = raised
@@ -66,23 +69,36 @@ def import_failure(module: str, error: dict) -> str:
     return head + (f"\n{detail}" if detail else "")
 
 
-FLOOD_BYTES = 64 << 10  # printed during one call that ran out of time, more than the grader keeps: printing is part of why
+FLOOD_BYTES = (
+    64 << 10
+)  # printed during one call that ran out of time, more than the grader keeps: printing is part of why
 
 
-def timed_out(shown: str, seconds: float | TimeLimit, frames: list[tuple[str, int, str]] | None = None, folder: str | None = None,
-              printed: int = 0, waited: float = 0.0) -> StudentCallError:
+def timed_out(
+    shown: str,
+    seconds: float | TimeLimit,
+    frames: list[tuple[str, int, str]] | None = None,
+    folder: str | None = None,
+    printed: int = 0,
+    waited: float = 0.0,
+) -> StudentCallError:
     """A call (or an import) past its limit, which was stopped; ``seconds``: its limit, or how it was stopped
     (``TimeLimit``); ``frames`` (most recent first) say where it was, the ones in the submission's ``folder`` being the
-    student's; ``printed``: the bytes it printed meanwhile; ``waited``: the seconds its main thread waited for a CPU (the
-    time rules judge whether the machine, not the code, was slow)."""
+    student's; ``printed``: the bytes it printed meanwhile; ``waited``: the seconds its main thread waited for a CPU
+    (the time rules judge whether the machine, not the code, was slow)."""
     limit = seconds if isinstance(seconds, TimeLimit) else TimeLimit(seconds)
     text = f"{shown} did not finish within the time limit of {limit.seconds:g} s and was stopped"
     if limit.by_cpu:
-        text += (f": it used {limit.cpu_limit:g} s of CPU time, all that the limit allows (limits are CPU time at half a "
-                 f"CPU, as on Gradescope; threads and processes it starts count too).")
+        text += (
+            f": it used {limit.cpu_limit:g} s of CPU time, all that the limit allows (limits are CPU time at half a "
+            f"CPU, as on Gradescope; threads and processes it starts count too)."
+        )
     elif limit.cpu_limit is not None and limit.cpu is not None:
-        text += (f": after {limit.wall:.1f} s of wall clock it had used only {limit.cpu:.1f} s of its {limit.cpu_limit:g} s of "
-                 f"CPU time (a call that sleeps or waits is stopped too).")
+        text += (
+            f": after {limit.wall:.1f} s of wall clock it had used only {limit.cpu:.1f} s of its {limit.cpu_limit:g} s "
+            "of "
+            f"CPU time (a call that sleeps or waits is stopped too)."
+        )
     else:
         text += "."
     own = [f for f in frames or [] if folder and os.path.basename(os.path.dirname(f[0])) == folder]
@@ -136,9 +152,12 @@ def changed_arguments(shown: str, names: object) -> StudentCallError | None:
         return None
     listed = ", ".join(str(n)[:80] for n in names[:20])
     what = f"argument {listed}" if len(names) == 1 else f"arguments {listed}"
-    return StudentCallError(f"{shown}: your function changed its {what} in place. Functions must leave their inputs as they "
-                            "were: compute a new tensor (X = X + 1, X.clone()) instead of writing into one passed in "
-                            "(X += 1, X[...] = ..., X.add_()).", CHANGED_ARGUMENT)
+    return StudentCallError(
+        f"{shown}: your function changed its {what} in place. Functions must leave their inputs as they "
+        "were: compute a new tensor (X = X + 1, X.clone()) instead of writing into one passed in "
+        "(X += 1, X[...] = ..., X.add_()).",
+        CHANGED_ARGUMENT,
+    )
 
 
 def answer(shown: str, header: dict, meter: dict | None) -> Any:

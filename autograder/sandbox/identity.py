@@ -37,7 +37,8 @@ class Identity:
     lock_fd: int
 
     def release(self) -> None:
-        """Kill whatever still runs as this uid, delete what it left in shared temporary folders and its SysV IPC objects, then free the lease."""
+        """Kill whatever still runs as this uid, delete what it left in shared temporary folders and its SysV IPC
+        objects, then free the lease."""
         if self.lock_fd < 0:
             return
         kill_all(self.uid, self.gid)
@@ -63,7 +64,9 @@ def lease() -> Identity:
             os.close(fd)
             continue
         return Identity(uid, uid, fd)
-    raise IdentityError(f"no free sandbox uid in {UID_BASE}..{UID_BASE + UID_COUNT - 1}; set AUTOGRADER_UID_BASE to a free range")
+    raise IdentityError(
+        f"no free sandbox uid in {UID_BASE}..{UID_BASE + UID_COUNT - 1}; set AUTOGRADER_UID_BASE to a free range"
+    )
 
 
 def kill_all(uid: int, gid: int, seconds: float = KILL_SECONDS) -> list[int]:

@@ -1,5 +1,6 @@
 """What student code prints, as the grader keeps it: the first ``OUTPUT_LIMIT`` bytes per window, the rest counted
-(and its last ``TAIL_LIMIT`` bytes kept, where the place of a call stopped at its limit is written: see ``stopped_at``)."""
+(and its last ``TAIL_LIMIT`` bytes kept, where the place of a call stopped at its limit is written: see
+``stopped_at``)."""
 
 from __future__ import annotations
 
@@ -121,8 +122,15 @@ def _rendered(data: bytes | bytearray, dropped: int, tail: bytes | bytearray) ->
     last = _shown(tail).partition("\n")[2]  # from a line's start
     printed = len(data) + dropped
     # Named a flood only when what may be shown passed the limit by itself (not when a hidden test's output filled it).
-    flood = (f"[a flood of output: {printed:,} bytes printed, of which the first {len(data):,} and the last lines are kept; "
-             "printing this much slows every call, so print less]\n") if printed > OUTPUT_LIMIT else ""
+    flood = (
+        (
+            f"[a flood of output: {printed:,} bytes printed, of which the first {len(data):,} and the last lines are "
+            "kept; "
+            "printing this much slows every call, so print less]\n"
+        )
+        if printed > OUTPUT_LIMIT
+        else ""
+    )
     return (flood + text + f"\n[... {dropped:,} more bytes of output dropped]"
             + (f"; the last lines printed:\n{last}" if last else ""))
 
@@ -140,7 +148,9 @@ def _frames(text: bytes) -> list[tuple[str, int, str]]:
         return []
     if not isinstance(listed, list):
         return []
-    return [(str(f[0]), int(f[1]), str(f[2])) for f in listed if isinstance(f, list) and len(f) == 3 and type(f[1]) is int]
+    return [
+        (str(f[0]), int(f[1]), str(f[2])) for f in listed if isinstance(f, list) and len(f) == 3 and type(f[1]) is int
+    ]
 
 
 class Drain:

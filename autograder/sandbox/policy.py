@@ -63,19 +63,30 @@ class Protections:
         """One line for the grader's log: what is in force and what is not."""
         parts = ["time and memory limits", "own process group", "OOM killer picks the worker first",
                  "each test on streams of its own, the worker not dumpable, its state checked after each test"]
-        parts.append({"namespace": "leftover processes killed (PID namespace)", "uid": "leftover processes killed (every process of the sandbox uid)",
-                      "descendants": "leftover processes killed (all descendants, adopted as subreaper)"}[self.cleanup])
+        parts.append(
+            {
+                "namespace": "leftover processes killed (PID namespace)",
+                "uid": "leftover processes killed (every process of the sandbox uid)",
+                "descendants": "leftover processes killed (all descendants, adopted as subreaper)",
+            }[self.cleanup]
+        )
         if self.drop_user:
             parts.append("own unprivileged uid per worker, grader's folders private")
         if self.bwrap:
             parts.append("bubblewrap (private filesystem, no network, own PID namespace)")
         if self.landlock:
             extra = ", signals and abstract sockets kept inside" if self.landlock >= 6 else ""
-            parts.append(f"Landlock ABI {self.landlock} (reads: Python, worker code, staged modules; writes: one scratch folder; no TCP{extra}; "
-                         "a nested domain per test)")
+            parts.append(
+                f"Landlock ABI {self.landlock} (reads: Python, worker code, staged modules; writes: one scratch "
+                f"folder; no TCP{extra}; "
+                "a nested domain per test)"
+            )
         if self.seccomp:
-            parts.append("seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring; a test cannot signal the worker or change "
-                         "another process's scheduling or limits)")
+            parts.append(
+                "seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring; a test cannot signal the worker or "
+                "change "
+                "another process's scheduling or limits)"
+            )
         missing = []
         if not self.bwrap:
             missing.append("bubblewrap")
@@ -141,8 +152,14 @@ def _off(layer: str) -> bool:
 
 def _start_kernel_probe() -> subprocess.Popen | None:
     try:
-        return subprocess.Popen([sys.executable, "-I", "-B", str(WORKER_DIR / "confine.py"), "--probe"], stdin=subprocess.DEVNULL,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/")
+        return subprocess.Popen(
+            [sys.executable, "-I", "-B", str(WORKER_DIR / "confine.py"), "--probe"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd="/",
+        )
     except OSError:
         return None
 
@@ -185,10 +202,27 @@ def bwrap_sizes_tmpfs(bwrap: str) -> bool:
         return False
 
 
-def worker_command(protections: Protections, interpreter: Interpreter, box: Box, memory_mb: int, fd_in: int, fd_out: int,
-                   uid: int | None = None, gid: int | None = None) -> list[str]:
+def worker_command(
+    protections: Protections,
+    interpreter: Interpreter,
+    box: Box,
+    memory_mb: int,
+    fd_in: int,
+    fd_out: int,
+    uid: int | None = None,
+    gid: int | None = None,
+) -> list[str]:
     """The argv that starts one worker serving the submissions staged in ``box`` under ``protections``."""
-    worker_args = ["--fd-in", str(fd_in), "--fd-out", str(fd_out), "--memory-mb", str(memory_mb), "--cleanup", protections.cleanup]
+    worker_args = [
+        "--fd-in",
+        str(fd_in),
+        "--fd-out",
+        str(fd_out),
+        "--memory-mb",
+        str(memory_mb),
+        "--cleanup",
+        protections.cleanup,
+    ]
     if uid is not None:
         worker_args += ["--uid", str(uid), "--gid", str(gid)]
     if protections.seccomp:
@@ -197,7 +231,12 @@ def worker_command(protections: Protections, interpreter: Interpreter, box: Box,
     if not protections.bwrap:
         reads = [*interpreter.roots, str(box.worker), str(box.submissions)]
         landlock = [arg for path in reads for arg in ("--landlock", path)] if protections.landlock else []
-        return python + [str(box.worker / "main.py"), "--submission", str(box.submissions), "--scratch", str(box.scratch)] + landlock + worker_args
+        return (
+            python
+            + [str(box.worker / "main.py"), "--submission", str(box.submissions), "--scratch", str(box.scratch)]
+            + landlock
+            + worker_args
+        )
     cmd = [protections.bwrap, "--perms", "1777"]
     if bwrap_sizes_tmpfs(protections.bwrap):
         cmd += ["--size", str(TMP_MB << 20)]
@@ -207,7 +246,15 @@ def worker_command(protections: Protections, interpreter: Interpreter, box: Box,
             cmd += ["--symlink", os.readlink(system_dir), system_dir]
         elif os.path.isdir(system_dir):
             cmd += ["--ro-bind", system_dir, system_dir]
-    cmd += ["--perms", "0755", "--dir", "/etc", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache"]  # how ctypes finds libseccomp
+    cmd += [
+        "--perms",
+        "0755",
+        "--dir",
+        "/etc",
+        "--ro-bind-try",
+        "/etc/ld.so.cache",
+        "/etc/ld.so.cache",
+    ]  # how ctypes finds libseccomp
     made: set[str] = set()
     for root in interpreter.roots:
         for parent in reversed(Path(root).parents):
@@ -223,7 +270,16 @@ def worker_command(protections: Protections, interpreter: Interpreter, box: Box,
         "--die-with-parent", "--new-session", "--chdir", INSIDE_SUBMISSION,
     ]
     if protections.is_root:
-        cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SYS_RESOURCE"]
+        cmd += [
+            "--cap-drop",
+            "ALL",
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+            "--cap-add",
+            "CAP_SYS_RESOURCE",
+        ]
     else:
         cmd += ["--unshare-user"]
     reads = [*interpreter.roots, INSIDE_WORKER_DIR, INSIDE_SUBMISSION]
@@ -275,5 +331,7 @@ def refuse_unsandboxed() -> None:
     """Raise ``SandboxUnavailable`` where grading others' code could only run without the sandbox."""
     reason = portable_reason()
     if reason:
-        raise SandboxUnavailable(f"refusing to grade untrusted code without the sandbox: {reason}. Grade on Linux (as root, "
-                                 f"or with bubblewrap), without {PORTABLE_ENV}=1; only `check` (a student's own code) runs without it.")
+        raise SandboxUnavailable(
+            f"refusing to grade untrusted code without the sandbox: {reason}. Grade on Linux (as root, "
+            f"or with bubblewrap), without {PORTABLE_ENV}=1; only `check` (a student's own code) runs without it."
+        )

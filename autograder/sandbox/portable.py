@@ -40,19 +40,36 @@ WORKER = Path(__file__).resolve().parent / "worker" / "portable_main.py"
 
 def describe(reason: str) -> str:
     """The protections line of a portable self-check."""
-    return (f"sandbox: portable path ({reason}): student code in a child process, a fresh one for a module that changes what "
-            "the next would see, per-call time limit; "
-            "not available: memory limit, file and network confinement (fine for your own code; staff grading refuses this path)")
+    return (
+        f"sandbox: portable path ({reason}): student code in a child process, a fresh one for a module that changes "
+        "what "
+        "the next would see, per-call time limit; "
+        "not available: memory limit, file and network confinement (fine for your own code; staff grading refuses this "
+        "path)"
+    )
 
 
 class _Child:
     """One child Python that serves one module; its replies and its printed output are read by threads."""
 
     def __init__(self, submissions: Path, output: OutputBuffer) -> None:
-        env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1", PYTHONIOENCODING="utf-8")
-        group = {"start_new_session": True} if os.name == "posix" else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-        self.proc = subprocess.Popen([sys.executable, "-I", "-B", str(WORKER), "--submission", str(submissions)],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=submissions, env=env, **group)
+        env = dict(
+            os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1", PYTHONIOENCODING="utf-8"
+        )
+        group = (
+            {"start_new_session": True}
+            if os.name == "posix"
+            else {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-B", str(WORKER), "--submission", str(submissions)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=submissions,
+            env=env,
+            **group,
+        )
         self.replies: queue.Queue = queue.Queue()
         self.ready = False
         threading.Thread(target=self._read_replies, daemon=True).start()
@@ -67,7 +84,8 @@ class _Child:
             self.replies.put(exc)
 
     def settle(self, timeout: float = 0.5) -> None:
-        """Wait briefly until the drain thread has taken what the child printed so far (it flushes before each reply)."""
+        """Wait briefly until the drain thread has taken what the child printed so far (it flushes before each
+        reply)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end and self.drain.is_alive():
             if self.drain.waiting.is_set():
@@ -208,7 +226,9 @@ class PortableSession:
             self._planned = max(self._planned - 1, 0)
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
         allowed = environment.student_libraries()
-        request |= {"allowed": list(allowed)} if allowed else {}  # none found: no guard, rather than refusing numpy and torch
+        request |= (
+            {"allowed": list(allowed)} if allowed else {}
+        )  # none found: no guard, rather than refusing numpy and torch
         header = self._reused_import(request, seconds, module) if self._child is not None else None
         if header is None:
             self._end_child()
@@ -237,13 +257,28 @@ class PortableSession:
         self._end_child()
         return None
 
-    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None,
-             backstop: float | None = None) -> Any:
-        """Run ``module.func(*args, **kwargs)`` in the module's child within ``seconds`` of wall clock (``backstop``, never
-        less, is the sandbox's); return plain data."""
+    def call(
+        self,
+        module: str,
+        func: str,
+        args: tuple,
+        kwargs: dict,
+        seconds: float,
+        shown: str,
+        meter: dict | None = None,
+        backstop: float | None = None,
+    ) -> Any:
+        """Run ``module.func(*args, **kwargs)`` in the module's child within ``seconds`` of wall clock (``backstop``,
+        never less, is the sandbox's); return plain data."""
         self.import_module(module, seconds)
         tree, blobs = codec.encode_call(args, kwargs)
-        header = self._exchange({"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown)
+        header = self._exchange(
+            {"op": "call", "module": module, "func": func, "args": tree}
+            | ({"meter": meter} if meter is not None else {}),
+            blobs,
+            seconds,
+            shown,
+        )
         return errors.answer(shown, header, meter)
 
     def _exchange(self, request: dict, blobs: list, seconds: float, shown: str) -> dict:
@@ -269,7 +304,9 @@ class PortableSession:
             self.start()  # the next module's child imports torch while this failure is reported
             if timed_out:
                 self._mark_if_import(request, f"{shown} did not finish within {seconds:g} s; it was stopped")
-                raise errors.timed_out(shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed) from None
+                raise errors.timed_out(
+                    shown, seconds, self.output.stopped_at(printed), self.folder, self.output.fed - printed
+                ) from None
             self._mark_if_import(request, f"the process {what} while {shown}")
             raise errors.crashed(shown, what) from None
         except (wire.WireError, KeyError, ValueError, TypeError) as exc:
@@ -277,8 +314,16 @@ class PortableSession:
             raise errors.unreadable(shown, exc) from None
         finally:
             timer.cancel()
-            self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), time.monotonic() - start,
-                                           seconds, stopped))
+            self.exchanges.append(
+                Exchange(
+                    request["module"],
+                    request["op"],
+                    request.get("func", ""),
+                    time.monotonic() - start,
+                    seconds,
+                    stopped,
+                )
+            )
 
     def _mark_if_import(self, request: dict, text: str) -> None:
         if request.get("op") == "import":

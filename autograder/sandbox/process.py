@@ -74,8 +74,16 @@ class WorkerProcess:
         scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
         env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
         who = setup.identity
-        cmd = policy.worker_command(setup.protections, setup.interpreter, setup.box, memory_mb, fd_in=req_r, fd_out=rep_w,
-                                    uid=who.uid if who else None, gid=who.gid if who else None)
+        cmd = policy.worker_command(
+            setup.protections,
+            setup.interpreter,
+            setup.box,
+            memory_mb,
+            fd_in=req_r,
+            fd_out=rep_w,
+            uid=who.uid if who else None,
+            gid=who.gid if who else None,
+        )
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             pass_fds=(req_r, rep_w), env=env, start_new_session=True, cwd="/",
@@ -88,7 +96,9 @@ class WorkerProcess:
         self.killed_by_us = False
         self.inside_pid: int | None = None  # the worker's pid as it sees itself (its greeting says)
         self.host_pid: int | None = None  # the same process as the grader sees it
-        self.standing: procfs.Standing | None = None  # the first process's scheduling and limits before any student code
+        self.standing: procfs.Standing | None = (
+            None  # the first process's scheduling and limits before any student code
+        )
         self.scratch_view: tuple | None = None  # its scratch folder then
 
     def settle_output(self, timeout: float = 1.0) -> None:
@@ -126,7 +136,10 @@ class WorkerProcess:
         """Read one reply by ``deadline``; while waiting, ``watch()`` may stop the call by returning a reason."""
 
         def read_exact(fd: int, n: int) -> bytearray:
-            buffer, got = bytearray(), 0  # grown as bytes arrive: a length that is promised costs nothing until it is sent
+            buffer, got = (
+                bytearray(),
+                0,
+            )  # grown as bytes arrive: a length that is promised costs nothing until it is sent
             while got < n:
                 if len(buffer) == got:
                     buffer.extend(bytes(min(n - got, max(got, 1 << 20))))
@@ -169,7 +182,9 @@ class WorkerProcess:
         if self.inside_pid is None or self.proc.poll() is not None:
             return None
         if self.proc.pid == self.inside_pid:
-            return self.proc.pid  # our own child, not yet reaped: its pid cannot have been reused (and, not dumpable, its
+            return (
+                self.proc.pid
+            )  # our own child, not yet reaped: its pid cannot have been reused (and, not dumpable, its
             # environment cannot be read by the same user)
         own = procfs.status("self")
         depth = len(own.nspids) + 1 if own is not None and own.nspids else None
@@ -180,8 +195,9 @@ class WorkerProcess:
             environ = procfs.environ(pid)
             if environ is not None and f"AUTOGRADER_WORKER={self.marker}".encode() in environ:
                 return pid
-            # Not dumpable, so its environment is closed to a grader that is not root: one pid namespace below ours, under
-            # our own bubblewrap, with the worker's pid there, is the first process (a module's nested namespace is deeper).
+            # Not dumpable, so its environment is closed to a grader that is not root: one pid namespace below ours,
+            # under our own bubblewrap, with the worker's pid there, is the first process (a module's nested namespace
+            # is deeper).
             if environ is None and len(status.nspids) == depth:
                 return pid
         return None
@@ -189,9 +205,12 @@ class WorkerProcess:
     def tree_cpu(self) -> float | None:
         """CPU seconds of everything the worker's first process started (each test's process, its threads and children,
         orphans the first process adopted; running, ended or reaped), never the first process's own, read in /proc
-        without asking the worker. A call's CPU time is the rise of it while the call runs. None where /proc cannot say."""
+        without asking the worker. A call's CPU time is the rise of it while the call runs. None where /proc cannot
+        say."""
         first = self.host_pid
-        read = procfs.cpu_seconds(first, own_precisely=False) if first is not None else None  # its own time is not counted
+        read = (
+            procfs.cpu_seconds(first, own_precisely=False) if first is not None else None
+        )  # its own time is not counted
         if read is None:
             return None
         below = _tree(first)
@@ -227,16 +246,22 @@ class WorkerProcess:
         now = procfs.standing(self.host_pid) if self.host_pid is not None else None
         if now is not None and now.state in ("T", "t"):
             return "the worker's first process was stopped"
-        if self.standing is None or now is None or dataclasses.replace(now, state="") != dataclasses.replace(self.standing, state=""):
+        if (
+            self.standing is None
+            or now is None
+            or dataclasses.replace(now, state="") != dataclasses.replace(self.standing, state="")
+        ):
             return "the worker's first process changed its scheduling or limits"
         if self.setup.scratch_view(self.host_pid) != self.scratch_view:
             return "the scratch folder is not as it was"
-        self.setup.box.restore_modes()  # student code may chmod the box's files it owns (the grader's own user): put back
+        # student code may chmod the box's files it owns (the grader's own user): put back
+        self.setup.box.restore_modes()
         return None
 
     def leftovers(self) -> list[int]:
-        """Processes the sandbox still runs besides the worker's first process, found in /proc (never by asking the worker):
-        its descendants (orphans come back to it, a subreaper) and, with a uid of its own, every process of that uid."""
+        """Processes the sandbox still runs besides the worker's first process, found in /proc (never by asking the
+        worker): its descendants (orphans come back to it, a subreaper) and, with a uid of its own, every process of
+        that uid."""
         first = self.host_pid
         if first is None or procfs.stat(first) is None:
             return [0]  # the first process itself is gone or cannot be seen: nothing can be confirmed
@@ -252,7 +277,8 @@ class WorkerProcess:
         return sorted(pid for pid in found if (info := procfs.stat(pid)) is not None and info.state != "Z")
 
     def kill(self) -> None:
-        """SIGKILL the worker's whole session and every process of its uid; bubblewrap's PID namespace takes the rest."""
+        """SIGKILL the worker's whole session and every process of its uid; bubblewrap's PID namespace takes the
+        rest."""
         self.killed_by_us = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
@@ -293,7 +319,9 @@ def how_it_ended(code: int) -> str:
     if code < 0 or code > 128:
         sig = -code if code < 0 else code - 128
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
-        hint = " (often: the memory limit was exceeded)" if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT) else ""
+        hint = (
+            " (often: the memory limit was exceeded)" if sig in (signal.SIGKILL, signal.SIGSEGV, signal.SIGABRT) else ""
+        )
         return f"was killed by signal {name}{hint}"
     return f"exited with status {code} (sys.exit or os._exit in student code?)"
 

@@ -30,7 +30,18 @@ from .. import settings
 from .worker.cleanup import empty_folder, remove_tree
 
 WORKER_DIR = Path(__file__).resolve().parent / "worker"  # the code copied into each box
-WORKER_FILES = ("main.py", "serving.py", "metering.py", "wire.py", "callables.py", "confine.py", "cleanup.py", "procfs.py", "isolation.py", "imports.py")
+WORKER_FILES = (
+    "main.py",
+    "serving.py",
+    "metering.py",
+    "wire.py",
+    "callables.py",
+    "confine.py",
+    "cleanup.py",
+    "procfs.py",
+    "isolation.py",
+    "imports.py",
+)
 CACHE = Path(settings.AUTOGRADER_CACHE.value())
 SKIPPED_IN_MIRROR = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
 
@@ -94,10 +105,16 @@ def interpreter_for_others() -> Interpreter:
 
 
 def _fingerprint() -> str:
-    """What the mirror depends on: the install's paths and dates, and whether its site-packages can be linked to as is."""
+    """What the mirror depends on: the install's paths and dates, and whether its site-packages can be linked to as
+    is."""
     base, prefix = Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()
     marks = [str(base), str(prefix), sys.version, reachable(Path(sysconfig.get_paths()["purelib"]).resolve())]
-    for path in (Path(os.path.realpath(sys.executable)), base / "lib", prefix / "pyvenv.cfg", Path(sysconfig.get_paths()["purelib"])):
+    for path in (
+        Path(os.path.realpath(sys.executable)),
+        base / "lib",
+        prefix / "pyvenv.cfg",
+        Path(sysconfig.get_paths()["purelib"]),
+    ):
         try:
             info = os.stat(path)
             marks.append(f"{path}:{info.st_mtime_ns}:{info.st_size}")
@@ -107,7 +124,8 @@ def _fingerprint() -> str:
 
 
 def _mirror() -> Interpreter:
-    """A copy of the Python install under the cache, hard-linked where it can be; reused while the install is unchanged."""
+    """A copy of the Python install under the cache, hard-linked where it can be; reused while the install is
+    unchanged."""
     target = CACHE / f"python-{_fingerprint()}"
     if not (target / "ready.json").is_file():
         _ensure_private_owner(CACHE)
@@ -149,7 +167,11 @@ def _build_mirror(work: Path, target: Path) -> None:
                                          f"version = {sys.version.split()[0]}\n", encoding="utf-8")
         roots.append(target / "venv")
         executable = target / "venv" / "bin" / "python"
-    spec = {"executable": str(executable), "roots": sorted(str(r) for r in roots), "env": {"LD_LIBRARY_PATH": str(target / "base" / "lib")}}
+    spec = {
+        "executable": str(executable),
+        "roots": sorted(str(r) for r in roots),
+        "env": {"LD_LIBRARY_PATH": str(target / "base" / "lib")},
+    }
     (work / "ready.json").write_text(json.dumps(spec), encoding="utf-8")
 
 
@@ -175,7 +197,9 @@ def _ensure_private_owner(folder: Path) -> None:
     folder.mkdir(mode=0o755, parents=True, exist_ok=True)
     info = os.lstat(folder)
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
-        raise RuntimeError(f"{folder} must be a folder owned by this user and writable only by it; remove it or set AUTOGRADER_CACHE")
+        raise RuntimeError(
+            f"{folder} must be a folder owned by this user and writable only by it; remove it or set AUTOGRADER_CACHE"
+        )
 
 
 def verify(interpreter: Interpreter, uid: int, gid: int) -> None:
@@ -230,12 +254,16 @@ class Box:
     scratch: Path
     gid: int | None = None
     uid: int | None = None
-    modes: dict[Path, int] = field(default_factory=dict)  # what each of its folders and files must keep (see restore_modes)
+    modes: dict[Path, int] = field(
+        default_factory=dict
+    )  # what each of its folders and files must keep (see restore_modes)
 
     @classmethod
     def create(cls, uid: int | None = None, gid: int | None = None) -> Box:
         """A fresh box; with ``uid``/``gid`` (a root grader) only that sandbox user reaches inside it."""
-        root = Path(tempfile.mkdtemp(prefix=f"{BOX_PREFIX}{os.getpid()}-", dir=_reachable_tmp() if uid is not None else None))
+        root = Path(
+            tempfile.mkdtemp(prefix=f"{BOX_PREFIX}{os.getpid()}-", dir=_reachable_tmp() if uid is not None else None)
+        )
         box = cls(root, root / "worker", root / "submissions", root / "scratch", gid, uid)
         box.worker.mkdir()
         _copy_worker_code(box.worker)

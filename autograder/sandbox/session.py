@@ -48,7 +48,9 @@ class WorkerSession:
         self._staged = itertools.count(1)
         self.broken: dict[str, str] = {}
         self.exchanges: list[Exchange] = []  # what each import, call and reset of the current submission cost
-        self._limits: dict[str, float] = {}  # per module, the call limit of its last exchange (what a failed reset counts as)
+        self._limits: dict[
+            str, float
+        ] = {}  # per module, the call limit of its last exchange (what a failed reset counts as)
         self.restarts = 0
         if start_now:
             self._launch()
@@ -58,7 +60,8 @@ class WorkerSession:
         return self.setup.protections
 
     def stage(self, sources: Mapping[str, bytes]) -> str:
-        """Write the modules (name -> source) into a fresh folder of the box that only the worker's user may read; return its name.
+        """Write the modules (name -> source) into a fresh folder of the box that only the worker's user may read;
+        return its name.
 
         The last module's process is ended first, and the grader checks the box as after any test: a process that lives
         on after its last reply could otherwise still change the box's modes (as the grader's own user, chmod 000 of the
@@ -91,7 +94,9 @@ class WorkerSession:
             except (TimeoutError, EOFError, wire.WireError) as exc:
                 output = self.output.text()[-2000:]
                 self._worker.kill()
-                raise SandboxFault(f"the grading worker did not start ({type(exc).__name__}); output:\n{output}") from None
+                raise SandboxFault(
+                    f"the grading worker did not start ({type(exc).__name__}); output:\n{output}"
+                ) from None
             if not header.get("ready"):
                 raise SandboxFault("the grading worker sent an unexpected greeting")
             if header.get("fault"):  # said before any student code ran: the only fault the grader believes
@@ -131,7 +136,9 @@ class WorkerSession:
             worker = self._reset()
         request = {"op": "import", "module": module} | ({"folder": self.folder} if self.folder else {})
         allowed = environment.student_libraries()
-        request |= {"allowed": list(allowed)} if allowed else {}  # none found: no guard, rather than refusing numpy and torch
+        request |= (
+            {"allowed": list(allowed)} if allowed else {}
+        )  # none found: no guard, rather than refusing numpy and torch
         header = self._exchange(worker, request, [], seconds, f"importing {module}.py", backstop)
         self._live = (self.folder, module)  # even after a failed import the module's child stays until the next reset
         if not header.get("ok"):
@@ -162,14 +169,31 @@ class WorkerSession:
         self._live = None
         if module is not None:
             seconds = time.monotonic() - start
-            self.exchanges.append(Exchange(module, "reset", "", seconds if failed else max(seconds - RESET_FREE_SECONDS, 0.0),
-                                           self._limits.get(module, RESET_SECONDS), failed))
+            self.exchanges.append(
+                Exchange(
+                    module,
+                    "reset",
+                    "",
+                    seconds if failed else max(seconds - RESET_FREE_SECONDS, 0.0),
+                    self._limits.get(module, RESET_SECONDS),
+                    failed,
+                )
+            )
         return worker
 
-    def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str, meter: dict | None = None,
-             backstop: float | None = None) -> Any:
-        """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds`` (``backstop``: of wall clock, instead of
-        ``WALL_BACKSTOP`` x ``seconds``); return plain data."""
+    def call(
+        self,
+        module: str,
+        func: str,
+        args: tuple,
+        kwargs: dict,
+        seconds: float,
+        shown: str,
+        meter: dict | None = None,
+        backstop: float | None = None,
+    ) -> Any:
+        """Run ``module.func(*args, **kwargs)`` in the worker within ``seconds`` (``backstop``: of wall clock, instead
+        of ``WALL_BACKSTOP`` x ``seconds``); return plain data."""
         try:
             self.import_module(module, seconds, backstop)
         except StudentCallError as exc:
@@ -178,9 +202,18 @@ class WorkerSession:
             raise
         worker = self._ensure_ready()
         tree, blobs = codec.encode_call(args, kwargs)
-        header = self._exchange(worker, {"op": "call", "module": module, "func": func, "args": tree} | ({"meter": meter} if meter is not None else {}), blobs, seconds, shown,
-                                backstop)
-        overused = self.setup.scratch_overused(worker.host_pid)  # also after every call: a thread may write between the watch's samples
+        header = self._exchange(
+            worker,
+            {"op": "call", "module": module, "func": func, "args": tree}
+            | ({"meter": meter} if meter is not None else {}),
+            blobs,
+            seconds,
+            shown,
+            backstop,
+        )
+        overused = self.setup.scratch_overused(
+            worker.host_pid
+        )  # also after every call: a thread may write between the watch's samples
         if overused:
             self._reset()
             raise StudentCallError(f"{shown} {overused} and was stopped.", errors.RESOURCE)
@@ -201,8 +234,12 @@ class WorkerSession:
         cpu_start = worker.cpu_mark if worker.cpu_mark is not None else worker.tree_cpu()
         # The limit is CPU time of everything the call runs, read in /proc by the grader; the wall clock only stops a
         # call that sleeps or blocks. Where /proc cannot say, the limit is wall clock.
-        cpu_limit, wall = (None, seconds) if cpu_start is None else (seconds * CPU_SHARE, backstop or seconds * WALL_BACKSTOP)
-        request = dict(request, id=next(self._ids), limit=wall) | ({"cpu_limit": cpu_limit} if cpu_limit is not None else {})
+        cpu_limit, wall = (
+            (None, seconds) if cpu_start is None else (seconds * CPU_SHARE, backstop or seconds * WALL_BACKSTOP)
+        )
+        request = dict(request, id=next(self._ids), limit=wall) | (
+            {"cpu_limit": cpu_limit} if cpu_limit is not None else {}
+        )
         self._limits[request["module"]] = seconds
         start, printed = time.monotonic(), self.output.fed
         stopped, waited = True, 0.0
@@ -238,13 +275,18 @@ class WorkerSession:
             used = exc.cpu if isinstance(exc, CpuLimitReached) else None
             if used is None and cpu_start is not None and (now := worker.tree_cpu()) is not None:
                 used = now - cpu_start
-            if worker.stopped_runnable and used is not None:  # still waiting for a CPU when stopped: what it did not run
+            if (
+                worker.stopped_runnable and used is not None
+            ):  # still waiting for a CPU when stopped: what it did not run
                 waited = max(waited, min(took - used, took))
             limit = errors.TimeLimit(seconds, cpu_limit, took, used, by_cpu=isinstance(exc, CpuLimitReached))
-            raise errors.timed_out(shown, limit, self.output.stopped_at(printed), self.folder, self.output.fed - printed,
-                                   waited) from None
+            raise errors.timed_out(
+                shown, limit, self.output.stopped_at(printed), self.folder, self.output.fed - printed, waited
+            ) from None
         except Overuse as exc:
-            stopped = not self._ended(worker, "stopped")  # only the module's process ended: the call costs the time it took
+            stopped = not self._ended(
+                worker, "stopped"
+            )  # only the module's process ended: the call costs the time it took
             self._mark_if_import(request, f"{shown} {exc}; it was stopped")
             raise StudentCallError(f"{shown} {exc} and was stopped.", errors.RESOURCE) from None
         except ModuleEnded as exc:
@@ -264,18 +306,31 @@ class WorkerSession:
             self._mark_if_import(request, f"{shown} sent back something unreadable")
             raise errors.unreadable(shown, exc) from None
         finally:
-            took = time.monotonic() - start  # the first process's window lies inside this one, give or take its rounding
+            took = (
+                time.monotonic() - start
+            )  # the first process's window lies inside this one, give or take its rounding
             now = worker.cpu_mark = worker.tree_cpu() if cpu_start is not None else None
-            self.exchanges.append(Exchange(request["module"], request["op"], request.get("func", ""), took, seconds, stopped,
-                                           min(waited, took), None if now is None else max(now - cpu_start, 0.0)))
+            self.exchanges.append(
+                Exchange(
+                    request["module"],
+                    request["op"],
+                    request.get("func", ""),
+                    took,
+                    seconds,
+                    stopped,
+                    min(waited, took),
+                    None if now is None else max(now - cpu_start, 0.0),
+                )
+            )
 
     def _ended(self, worker: WorkerProcess, how: str) -> bool:
         """The one path every way a call ends takes before the next call; True when the worker is kept.
 
         ``replied``: the module's process lives on (it serves the module's next call) and the box's modes are put back;
-        ``stopped``: at its limit or for overuse, the module's child is interrupted first; ``ended``: the worker ended the
-        module's process (it exited, crashed, or wrote on its reply pipe); then the grader's own check (as after a reset)
-        decides whether the worker may serve the next call; ``lost``: the worker itself failed, a fresh one follows."""
+        ``stopped``: at its limit or for overuse, the module's child is interrupted first; ``ended``: the worker ended
+        the module's process (it exited, crashed, or wrote on its reply pipe); then the grader's own check (as after a
+        reset) decides whether the worker may serve the next call; ``lost``: the worker itself failed, a fresh one
+        follows."""
         if how == "replied":
             self.setup.box.restore_modes()  # student code running as the grader's own user may chmod the box's files
             return True

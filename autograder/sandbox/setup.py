@@ -24,7 +24,9 @@ class SandboxSetup:
     @classmethod
     def create(cls, private: tuple[Path, ...], self_check: bool = False) -> SandboxSetup:
         protections = policy.detect()
-        if self_check:  # the student's own code, as root (Colab): no uid switch, no chmod, no mirror or lock left behind
+        if (
+            self_check
+        ):  # the student's own code, as root (Colab): no uid switch, no chmod, no mirror or lock left behind
             protections = dataclasses.replace(protections, is_root=False)
         who = identity.lease() if protections.drop_user else None
         try:

@@ -68,11 +68,17 @@ class Batch:
     lock: threading.Lock = field(default_factory=threading.Lock)
     roster: Roster | None = None  # None: a plain folder of submissions, known by name only
     messages: list[str] = field(default_factory=list)  # what staff should know about the input (a missing folder, say)
-    names: list[str] = field(default_factory=list)  # every submission, in CSV order (for an export, also those without a folder)
+    names: list[str] = field(
+        default_factory=list
+    )  # every submission, in CSV order (for an export, also those without a folder)
     fingerprint: dict[str, str] = field(default_factory=dict)  # what grades now (see grading.fingerprint)
     refused: dict[str, str] = field(default_factory=dict)  # entries not graded, with the reason
-    stale: dict[str, list[str]] = field(default_factory=dict)  # submissions graded again: what changed since their record
-    reused: dict[str, int] = field(default_factory=dict)  # submissions graded in part: how many problems their record kept
+    stale: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # submissions graded again: what changed since their record
+    reused: dict[str, int] = field(
+        default_factory=dict
+    )  # submissions graded in part: how many problems their record kept
     shard: tuple[int, int] | None = None  # (K, N): this run grades the K-th of N parts
 
     @property
@@ -87,7 +93,8 @@ class Batch:
 
 
 def submissions(folder: Path, exclude: tuple[Path, ...] = ()) -> dict[str, Path]:
-    """Every entry of ``folder`` (a submission folder or file), by name; noise (``__MACOSX``) and ``exclude`` skipped."""
+    """Every entry of ``folder`` (a submission folder or file), by name; noise (``__MACOSX``) and ``exclude``
+    skipped."""
     excluded = {p.resolve() for p in exclude}
     found = {}
     for entry in sorted(Path(folder).iterdir()):
@@ -117,8 +124,10 @@ def check_assignment(assignment: Assignment | None = None) -> tuple[Assignment, 
         expected_records.preload(assignment.modules)
         return assignment, fingerprint.of(assignment)
     except Exception as exc:  # noqa: BLE001 - whatever it is, no submission can be graded with it
-        raise RunError(f"the assignment cannot be graded, so nothing was graded or written: {type(exc).__name__}: {exc}\n"
-                       "Fix the assignment (grade one submission with `grade` to try it) and run grade-all again.") from None
+        raise RunError(
+            f"the assignment cannot be graded, so nothing was graded or written: {type(exc).__name__}: {exc}\n"
+            "Fix the assignment (grade one submission with `grade` to try it) and run grade-all again."
+        ) from None
     finally:
         _close_stores()
 
@@ -130,11 +139,15 @@ def _close_stores() -> None:
     gc.collect()
 
 
-def grade_one(path: Path, assignment: Assignment, session=None, tests=None, modules: list[str] | None = None) -> GradeReport:
+def grade_one(
+    path: Path, assignment: Assignment, session=None, tests=None, modules: list[str] | None = None
+) -> GradeReport:
     """Grade one submission; a failure of the grader itself becomes a record with a status, never an exception."""
     start = time.perf_counter()
     try:
-        return grader.grade(path, assignment, purpose=grader.Purpose.GRADING, session=session, tests=tests, modules=modules)
+        return grader.grade(
+            path, assignment, purpose=grader.Purpose.GRADING, session=session, tests=tests, modules=modules
+        )
     except Exception as exc:  # noqa: BLE001 - one bad submission must not stop the batch
         return GradeReport(str(path), [], [f"grader error: {type(exc).__name__}: {exc}"], time.perf_counter() - start)
 
@@ -178,7 +191,9 @@ def _start_job(assignment: Assignment, parent: int, expected: dict[str, str]) ->
 
 def _grade_in_job(path: Path, modules: list[str] | None) -> GradeReport:
     if _JOB["changed"]:
-        return GradeReport(str(path), [], ["grader error: the assignment's files changed while grade-all ran; run it again"])
+        return GradeReport(
+            str(path), [], ["grader error: the assignment's files changed while grade-all ran; run it again"]
+        )
     # the submission's digests before it is read: a file changed while it is graded makes the next run grade it again
     files = fingerprint.submission(path, _JOB["assignment"].modules)
     report = grade_one(path, _JOB["assignment"], _JOB["session"], _JOB["tests"], modules)
@@ -279,9 +294,13 @@ class Progress:
         rate = self.done / elapsed * 60 if elapsed > 0 else 0.0
         left = readable_duration((self.total - self.done) * elapsed / self.done)
         if not report.problems:
-            self.stream.write(one_line(f"grader error on {name}: {report.notes[0] if report.notes else 'no record'}") + "\n")
+            self.stream.write(
+                one_line(f"grader error on {name}: {report.notes[0] if report.notes else 'no record'}") + "\n"
+            )
         if self.done * self.STEPS // max(self.total, 1) > (self.done - 1) * self.STEPS // max(self.total, 1):
-            self.stream.write(f"[{self.done}/{self.total}] {self.done / max(self.total, 1):.0%}  {rate:.1f}/min  {left} left\n")
+            self.stream.write(
+                f"[{self.done}/{self.total}] {self.done / max(self.total, 1):.0%}  {rate:.1f}/min  {left} left\n"
+            )
         self.stream.flush()
 
     def close(self) -> None:
@@ -301,7 +320,8 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def shard_of(names: list[str], k: int, n: int) -> list[str]:
-    """The K-th of N parts of ``names`` (every N-th name from the K-th, in sorted order: parts differ by at most one)."""
+    """The K-th of N parts of ``names`` (every N-th name from the K-th, in sorted order: parts differ by at most
+    one)."""
     return sorted(names)[k - 1::n]
 
 
@@ -313,8 +333,10 @@ def _check_disk(folder: Path, todo: int) -> None:
     free = shutil.disk_usage(where).free
     need = MIN_FREE_BYTES + todo * FREE_PER_SUBMISSION
     if free < need:
-        raise RunError(f"the disk holding {folder} has {free >> 20} MB free, and grading {todo} submissions needs about "
-                       f"{need >> 20} MB; free some space (or pass --out on another disk) and run the same command again")
+        raise RunError(
+            f"the disk holding {folder} has {free >> 20} MB free, and grading {todo} submissions needs about "
+            f"{need >> 20} MB; free some space (or pass --out on another disk) and run the same command again"
+        )
 
 
 def open_batch(folder: Path, csv_path: Path, assignment: Assignment | None = None, shard: tuple[int, int] | None = None,
@@ -336,10 +358,18 @@ def open_batch(folder: Path, csv_path: Path, assignment: Assignment | None = Non
         found, batch.refused = gradescope_export.split_refused(submissions(batch.folder, exclude=(batch.out_dir,)))
     else:
         if export.errors:
-            raise RunError("the export's metadata is malformed, so its scores could not be put on students' rows; nothing was "
-                           "graded:\n" + "\n".join(f"  {one_line(e)}" for e in export.errors)
-                           + "\nDownload the export again (or fix submission_metadata.yml) and run grade-all again.")
-        found, batch.roster, batch.messages, batch.refused = export.submissions, export.roster, export.messages, export.refused
+            raise RunError(
+                "the export's metadata is malformed, so its scores could not be put on students' rows; nothing was "
+                "graded:\n"
+                + "\n".join(f"  {one_line(e)}" for e in export.errors)
+                + "\nDownload the export again (or fix submission_metadata.yml) and run grade-all again."
+            )
+        found, batch.roster, batch.messages, batch.refused = (
+            export.submissions,
+            export.roster,
+            export.messages,
+            export.refused,
+        )
     everything = sorted(set(found) | set(batch.roster or {}))
     if shard is not None:
         part = set(shard_of(everything, *shard))
@@ -352,17 +382,24 @@ def open_batch(folder: Path, csv_path: Path, assignment: Assignment | None = Non
 def _write_shard(batch: Batch, found: dict[str, Path]) -> None:
     if batch.shard is not None:
         k, n = batch.shard
-        write_text(batch.out_dir / SHARD, json.dumps({"shard": k, "of": n, "names": batch.names, "graded": sorted(found),
-                                                      "csv": batch.csv_path.name}))
+        write_text(
+            batch.out_dir / SHARD,
+            json.dumps(
+                {"shard": k, "of": n, "names": batch.names, "graded": sorted(found), "csv": batch.csv_path.name}
+            ),
+        )
 
 
-def grade(batch: Batch, found: dict[str, Path], jobs: int = 1, force: bool = False, stream: TextIO | None = None) -> Batch:
+def grade(
+    batch: Batch, found: dict[str, Path], jobs: int = 1, force: bool = False, stream: TextIO | None = None
+) -> Batch:
     """Grade what ``found`` holds and an earlier run did not, or graded with other tests, values or harness, or whose
     files changed since (only the problems that changed, unless the harness did); everything with ``force``; ``jobs``
     processes at once. Before the first submission, ``stream`` (stderr) is told what an earlier run left: how many
     submissions are kept, and why the others are graded again.
 
-    Raises ``RunError`` when the disk is full (before starting, or on the way: what was graded is kept, a rerun resumes).
+    Raises ``RunError`` when the disk is full (before starting, or on the way: what was graded is kept, a rerun
+    resumes).
     """
     stream = stream or sys.stderr
     dead = runtime.remove_dead_boxes()
@@ -382,17 +419,24 @@ def grade(batch: Batch, found: dict[str, Path], jobs: int = 1, force: bool = Fal
             _grade_todo(batch, found, todo, stale, jobs, stream)
     except OSError as exc:
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise RunError(f"the disk holding {batch.out_dir} is full ({exc.strerror}); {len(batch.graded)} submissions graded in "
-                           "this run are kept (a record is written whole or not at all): free some space and run the same "
-                           "command again to grade the rest") from None
+            raise RunError(
+                f"the disk holding {batch.out_dir} is full ({exc.strerror}); {len(batch.graded)} submissions graded in "
+                "this run are kept (a record is written whole or not at all): free some space and run the same "
+                "command again to grade the rest"
+            ) from None
         raise
     return batch
 
 
 def start_lines(batch: Batch, total: int, todo: int) -> list[str]:
-    """What a run says before grading: how many submissions an earlier run graded (kept), and why some are graded again."""
+    """What a run says before grading: how many submissions an earlier run graded (kept), and why some are graded
+    again."""
     kept = total - todo
-    lines = [f"resuming: {kept} of {total} submissions already graded by an earlier run are kept; grading {todo}"] if kept else []
+    lines = (
+        [f"resuming: {kept} of {total} submissions already graded by an earlier run are kept; grading {todo}"]
+        if kept
+        else []
+    )
     summary = stale_summary(batch)
     return lines + (summary.splitlines() if summary else [])
 
@@ -443,12 +487,16 @@ def stale_summary(batch: Batch) -> str:
         harness = sum(fingerprint.HARNESS in changed for changed in grading.values())
         parts = [f"{module} ({count})" for module, count in _count_problems(list(grading.values())).items()]
         parts += [f"the harness or an older record, so every problem ({harness})"] if harness else []
-        lines.append(f"{len(grading)} earlier records were graded with other tests, points, recorded values or harness code: "
-                     f"graded again what changed: {', '.join(parts)}")
+        lines.append(
+            f"{len(grading)} earlier records were graded with other tests, points, recorded values or harness code: "
+            f"graded again what changed: {', '.join(parts)}"
+        )
     if files:
         shown = ", ".join(f"{module} ({count})" for module, count in _count_problems(list(files.values())).items())
-        lines.append(f"{len(files)} submissions' files changed since their record: graded again the problems whose module "
-                     f"changed: {shown}")
+        lines.append(
+            f"{len(files)} submissions' files changed since their record: graded again the problems whose module "
+            f"changed: {shown}"
+        )
     lines += [f"{failed} submissions the grader had failed on in an earlier run: graded again"] if failed else []
     return "\n".join(lines)
 
@@ -469,8 +517,10 @@ def done_line(batch: Batch) -> str:
     line = f"graded {len(batch.graded)} now"
     if partial:
         problems = len(batch.assignment.modules)
-        line += (f" ({len(partial)} of them in part: {sum(problems - k for k in partial.values())} problems graded again, "
-                 f"{sum(partial.values())} problems kept from earlier runs)")
+        line += (
+            f" ({len(partial)} of them in part: {sum(problems - k for k in partial.values())} problems graded again, "
+            f"{sum(partial.values())} problems kept from earlier runs)"
+        )
     return f"{line}, {len(batch.reports) - len(batch.graded)} from earlier runs"
 
 
@@ -496,7 +546,9 @@ def merge(batch: Batch, shard_dirs: list[Path], found: dict[str, Path] | None = 
         try:
             info = json.loads((folder / SHARD).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise RunError(f"{folder}: not a shard's output ({SHARD}: {exc}); pass the --out folders of grade-all --shard runs") from None
+            raise RunError(
+                f"{folder}: not a shard's output ({SHARD}: {exc}); pass the --out folders of grade-all --shard runs"
+            ) from None
         k, n = int(info["shard"]), int(info["of"])
         if total not in (None, n) or k in parts:
             raise RunError(f"{folder}: shard {k}/{n} does not fit with {', '.join(str(p) for p, _ in parts.values())}")
@@ -508,11 +560,16 @@ def merge(batch: Batch, shard_dirs: list[Path], found: dict[str, Path] | None = 
         done = [name for name in part if name in records and (folder / RESULTS / f"{name}.json").is_file()]
         to_grade = [name for name in info.get("graded", part) if name in part]
         if len(done) < len(to_grade):
-            raise RunError(f"{folder}: shard {k}/{n} has graded {len(done)} of its {len(to_grade)} submissions; run it again to finish")
+            raise RunError(
+                f"{folder}: shard {k}/{n} has graded {len(done)} of its {len(to_grade)} submissions; run it again to "
+                "finish"
+            )
         records_found |= {name: (folder, records[name]) for name in done}
     missing = sorted(set(range(1, (total or 0) + 1)) - set(parts))
     if missing:
-        raise RunError(f"shards {', '.join(f'{k}/{total}' for k in missing)} are missing; pass the output folder of every shard")
+        raise RunError(
+            f"shards {', '.join(f'{k}/{total}' for k in missing)} are missing; pass the output folder of every shard"
+        )
     _refuse_stale(batch, records_found, found, parts, total or 0)
     for name, (folder, report) in sorted(records_found.items()):
         for kind in (RESULTS, RECORDS):
@@ -544,7 +601,9 @@ def _refuse_stale(batch: Batch, records: dict[str, tuple[Path, GradeReport]], fo
             continue
         for key in changed:
             if key == fingerprint.HARNESS:
-                kinds.setdefault("the harness code, or a record older than fingerprints (every problem)", []).append(name)
+                kinds.setdefault("the harness code, or a record older than fingerprints (every problem)", []).append(
+                    name
+                )
             elif key.startswith(fingerprint.FILES):
                 kinds.setdefault(f"the submission's {key.removeprefix(fingerprint.FILES)}.py", []).append(name)
             elif key not in records[name][1].fingerprint:
@@ -555,10 +614,13 @@ def _refuse_stale(batch: Batch, records: dict[str, tuple[Path, GradeReport]], fo
              for kind, names in kinds.items()]
     shards = sorted(k for k, (folder, _) in parts.items() if any(records[name][0] == folder for name in stale))
     commands = [f"  grade-all {batch.folder} --shard {k}/{total} --out {parts[k][0] / parts[k][1]}" for k in shards]
-    raise RunError(f"{len(stale)} of the shards' {len(records)} records are out of date for this checkout (a rerun would "
-                   "grade them again); what changed since they were graded:\n" + "\n".join(lines)
-                   + "\nGrade again what changed (a rerun into the same folder grades only that), then merge again:\n"
-                   + "\n".join(commands))
+    raise RunError(
+        f"{len(stale)} of the shards' {len(records)} records are out of date for this checkout (a rerun would "
+        "grade them again); what changed since they were graded:\n"
+        + "\n".join(lines)
+        + "\nGrade again what changed (a rerun into the same folder grades only that), then merge again:\n"
+        + "\n".join(commands)
+    )
 
 
 def write_summary(batch: Batch) -> str:
@@ -567,8 +629,13 @@ def write_summary(batch: Batch) -> str:
     text = summary.render(batch.reports, modules, batch.roster)
     write_text(batch.out_dir / SUMMARY_TXT, text + "\n")
     reports = list(batch.reports.values())
-    pngs = {"totals": plots.totals_png(reports) if reports else None, "problems": plots.problems_png(reports, modules) if reports else None}
-    page = summary_html.render(batch.reports, modules, pngs, batch.roster, title=f"{batch.assignment.title}: {batch.folder.resolve().name}")
+    pngs = {
+        "totals": plots.totals_png(reports) if reports else None,
+        "problems": plots.problems_png(reports, modules) if reports else None,
+    }
+    page = summary_html.render(
+        batch.reports, modules, pngs, batch.roster, title=f"{batch.assignment.title}: {batch.folder.resolve().name}"
+    )
     notes = [f"wrote {write_text(batch.out_dir / SUMMARY_HTML, page)}"]
     if pngs["totals"] is not None:
         notes.append(f"wrote {write_bytes(batch.out_dir / HISTOGRAM, pngs['totals'])}")

@@ -25,7 +25,8 @@ from ..testkit.problem_helpers import support_path
 from . import starter_notebook, templating
 
 TOP = "attention-handout"
-# The staff commands, the staff tools and the Gradescope adapter: a student has no use for them (no reference, no hidden tests).
+# The staff commands, the staff tools and the Gradescope adapter: a student has no use for them (no reference, no hidden
+# tests).
 LEFT_OUT = ("commands.staff", "staff", "gradescope")
 IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?:png|jpg|jpeg|svg|gif))\"")
 
@@ -176,9 +177,13 @@ def _write_problem(problem: manifest.Problem, stage: Path) -> None:
         public.append(str(rel))
     data["tests"] = {"public": public, "hidden": []}
     hidden = sum(manifest.points_in(path) for path in problem.hidden_tests)
-    if hidden:  # the hidden tests stay behind, their points do not: the self-check says what share the public ones carry
+    if (
+        hidden
+    ):  # the hidden tests stay behind, their points do not: the self-check says what share the public ones carry
         data["hidden_points"] = hidden
-    if problem.callables is not None:  # what the public tests may name (Named("...")): the grader sends it to the worker
+    if (
+        problem.callables is not None
+    ):  # what the public tests may name (Named("...")): the grader sends it to the worker
         shutil.copy(problem.callables, folder / problem.callables.name)
     support = support_path(problem.module)
     if support.is_file():  # helpers the public tests share with the hidden ones (no hidden inputs in it)
@@ -214,9 +219,18 @@ def stage_handout(stage: Path, assignment: Assignment) -> None:
     shutil.copy(Path(__file__).with_name("handout_conftest.py"), stage / "conftest.py")
     starter_notebook.write(assignment, stage / starter_notebook.NAME)
     files = ", ".join(f"`{m}.py`" for m in assignment.modules)
-    (stage / "README.md").write_text(README.format(title=assignment.title, first=assignment.modules[0], files=files, count=len(assignment.problems),
-                                                   notebook=starter_notebook.NAME, public=_public_points(assignment),
-                                                   total=f"{assignment.total_points:g}"), encoding="utf-8")
+    (stage / "README.md").write_text(
+        README.format(
+            title=assignment.title,
+            first=assignment.modules[0],
+            files=files,
+            count=len(assignment.problems),
+            notebook=starter_notebook.NAME,
+            public=_public_points(assignment),
+            total=f"{assignment.total_points:g}",
+        ),
+        encoding="utf-8",
+    )
     (stage / "Makefile").write_text(MAKEFILE, encoding="utf-8")
 
 

@@ -26,10 +26,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     asked = config.getoption("--submission")
     if asked and not Path(asked).exists():
-        raise pytest.UsageError(f"--submission {asked}: no such folder or zip; pass the folder (or zip) holding your .py files")
+        raise pytest.UsageError(
+            f"--submission {asked}: no such folder or zip; pass the folder (or zip) holding your .py files"
+        )
 
 
-def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # noqa: ANN001 - pytest's TerminalReporter
+# pytest's TerminalReporter
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:  # noqa: ANN001
     """What the student's code printed, per problem, as ``check`` shows it."""
     report = config.stash.get(_GRADED, None)
     if report is None:
@@ -47,7 +50,9 @@ def _public_files() -> dict[Path, str]:
     """Each public test file of the assignment, and its problem's module."""
     from autograder.model import manifest
 
-    return {Path(path).resolve(): problem.module for problem in manifest.load().problems for path in problem.public_tests}
+    return {
+        Path(path).resolve(): problem.module for problem in manifest.load().problems for path in problem.public_tests
+    }
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -52,7 +52,8 @@ def _same_bits(a: tuple[Any, list[np.ndarray]], b: tuple[Any, list[np.ndarray]])
 
 
 def _run(impl: Any, args: tuple, kwargs: dict, callables: str | None = None) -> tuple[Any, list[np.ndarray]]:
-    """Run a trusted implementation on the inputs as the worker would receive them; its output as the worker sends it."""
+    """Run a trusted implementation on the inputs as the worker would receive them; its output as the worker sends
+    it."""
     tree, arrays = encode_inputs(args, kwargs)
     call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers(callables))
     return _as_sent(impl(*call_args, **call_kwargs))
@@ -103,8 +104,8 @@ class Recorder:
         return decode(entry.output)
 
     def student(self, func: str, args: tuple, kwargs: dict, hints: bool = True) -> Any:
-        """The reference standing in for the student; with ``hints``, the known mistakes' outputs on these inputs are kept
-        for hints."""
+        """The reference standing in for the student; with ``hints``, the known mistakes' outputs on these inputs are
+        kept for hints."""
         key, entry = self._entry(func, args, kwargs)
         output = self._output(key, func, args, kwargs)
         if hints and _size(entry.inputs) <= HINT_MAX_ELEMENTS and not entry.mistakes:
@@ -135,15 +136,17 @@ class TrustedFunction:
             return self.recorder.student(self.func, args, kwargs, hints)
         except Exception as exc:  # noqa: BLE001 - reported as the worker reports a student's exception
             shown = calls.describe_call(self.module, self.func, args, kwargs)
-            raise StudentCallError(f"{shown} raised {type(exc).__name__}: {exc}", "raised", type(exc).__name__) from None
-
+            raise StudentCallError(
+                f"{shown} raised {type(exc).__name__}: {exc}", "raised", type(exc).__name__
+            ) from None
 
     def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]:
         """The reference's value and what it cost here, counted as the worker counts (never under a memory cap: this
         process is the grader's; the sandbox checks the reference under the cap when ``validate`` grades it).
 
-        No known mistake runs on a metered call's inputs: what the call costs is the point, and a check that compares its
-        value gives no hints (the mistakes' outputs at 256 and 1024 tokens in problems 5 and 6 were 18 MB of the zip)."""
+        No known mistake runs on a metered call's inputs: what the call costs is the point, and a check that compares
+        its value gives no hints (the mistakes' outputs at 256 and 1024 tokens in problems 5 and 6 were 18 MB of the
+        zip)."""
         value = self._answer(args, kwargs, hints=False)
         tree, arrays = encode_inputs(args, kwargs)
         call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers())
@@ -185,20 +188,28 @@ def record_problem(problem: Problem, include_hidden: bool = True) -> Store:
     finally:
         calls.RECORDER.reset(token)
     if failed:
-        raise RecordingError("the reference fails its own tests, so no expected values are recorded:\n" + "\n".join(failed))
+        raise RecordingError(
+            "the reference fails its own tests, so no expected values are recorded:\n" + "\n".join(failed)
+        )
     return recorder.store
 
 
 def record(modules: list[str] | None = None, include_hidden: bool = True) -> dict[str, Store]:
     """The stores of ``modules`` (default: every problem)."""
     assignment = manifest.load()
-    return {p.module: record_problem(p, include_hidden) for p in assignment.problems if modules is None or p.module in modules}
+    return {
+        p.module: record_problem(p, include_hidden)
+        for p in assignment.problems
+        if modules is None or p.module in modules
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder.staff.recording", description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*")
-    parser.add_argument("--cache", action="store_true", help="write the staff checkout's cache (with each problem's fingerprint)")
+    parser.add_argument(
+        "--cache", action="store_true", help="write the staff checkout's cache (with each problem's fingerprint)"
+    )
     parser.add_argument("--out", type=Path, help="write the stores into this folder")
     args = parser.parse_args(argv)
     if not args.cache and args.out is None:

@@ -191,12 +191,15 @@ def create(module: str) -> Scaffold:
     folder = paths.ASSIGNMENTS / module
     taken = [p for p in (folder, paths.REFERENCE / f"{module}.py", paths.TEMPLATES / f"{module}.py") if p.exists()]
     if module in assignment.modules or taken:
-        raise ScaffoldError(f"{module!r} exists already: {', '.join(str(p) for p in taken) or 'listed in assignment.yaml'}")
+        raise ScaffoldError(
+            f"{module!r} exists already: {', '.join(str(p) for p in taken) or 'listed in assignment.yaml'}"
+        )
     seconds, note = _call_limit(assignment)
     title = _title(module)
     reference = REFERENCE.format(title=title, number=len(assignment.problems) + 1)
     files = {
-        folder / "problem.yaml": PROBLEM.format(title=title) + (LIMIT.format(seconds=seconds) if seconds is not None else ""),
+        folder / "problem.yaml": PROBLEM.format(title=title)
+        + (LIMIT.format(seconds=seconds) if seconds is not None else ""),
         folder / "README.md": README.format(title=title, module=module),
         folder / "tests" / "public.py": PUBLIC.format(module=module),
         folder / "tests" / "hidden.py": HIDDEN.format(module=module),

@@ -92,14 +92,21 @@ PLOTS = {"qkv_arithmetic": ATTENTION_PLOT, "random_features": RFF_PLOT}
 
 
 def build(assignment: Assignment) -> nbformat.NotebookNode:
-    """The notebook: intro, setup, then per problem a heading, its check cell and maybe a picture; a final check of all."""
-    cells = [v4.new_markdown_cell(INTRO.format(title=assignment.title)), v4.new_code_cell(SETUP), v4.new_code_cell(LOAD_MODULE)]
+    """The notebook: intro, setup, then per problem a heading, its check cell and maybe a picture; a final check of
+    all."""
+    cells = [
+        v4.new_markdown_cell(INTRO.format(title=assignment.title)),
+        v4.new_code_cell(SETUP),
+        v4.new_code_cell(LOAD_MODULE),
+    ]
     for number, problem in enumerate(assignment.problems, 1):
         cells.append(v4.new_markdown_cell(
             f"## Problem {number}: {problem.title} ({problem.points:g} points)\n\n"
             f"Statement: [assignments/{problem.module}/README.md](assignments/{problem.module}/README.md). "
             f"Your code: `student_template/{problem.module}.py`."))
-        cells.append(v4.new_code_cell(f'check_{problem.module} = autograder.check("{problem.module}")\ncheck_{problem.module}'))
+        cells.append(
+            v4.new_code_cell(f'check_{problem.module} = autograder.check("{problem.module}")\ncheck_{problem.module}')
+        )
         if problem.module in PLOTS:
             cells.append(v4.new_code_cell(PLOTS[problem.module]))
     cells.append(v4.new_markdown_cell(

@@ -1,10 +1,10 @@
 """The tests' own check: grade the reference, the stub, every known mistake and every fair alternative of a problem.
 
-Per problem: reference full marks, stub zero, each mistake loses points, each fair alternative keeps them, a
-mistake inside an otherwise complete reference submission costs points on its own problem only, and the
-committed stub equals the one generated from the reference, and no test's judging pass makes a live call (a test
-that judges before the student's calls are over gives up the timing protection of the two passes). Optionally the Gradescope zip is built and run
-with ``otter run``.
+Per problem: reference full marks, stub zero, each mistake loses points, each fair alternative keeps them, a mistake
+inside an otherwise complete reference submission costs points on its own problem only, and the committed stub equals
+the one generated from the reference, and no test's judging pass makes a live call (a test that judges before the
+student's calls are over gives up the timing protection of the two passes). Optionally the Gradescope zip is built and
+run with ``otter run``.
 
 All variants of one problem share one worker (each staged under its own module name), so
 validating a problem costs one torch import, not one per variant. The worker gets the memory the
@@ -56,7 +56,8 @@ class Outcome:
 
     @property
     def machine_slow(self) -> bool:
-        """Whether a test failed because the machine was too busy or slow to time the code (a rerun is due, no verdict)."""
+        """Whether a test failed because the machine was too busy or slow to time the code (a rerun is due, no
+        verdict)."""
         return any(t.failure in errors.MACHINE for t in self.result.tests)
 
     @property
@@ -88,7 +89,9 @@ def grade_variants(problem: Problem, variants: list[tuple[str, str, str]] | None
         session.close()
 
 
-def _graded(problem: Problem, tests: list[TestSpec], session: WorkerSession, label: str, kind: str, name: str) -> Outcome:
+def _graded(
+    problem: Problem, tests: list[TestSpec], session: WorkerSession, label: str, kind: str, name: str
+) -> Outcome:
     early: list[str] = []
     result = grade_problem(problem, tests, session, worker_name=name, judged_early=lambda spec: early.append(spec.name))
     return Outcome(label, kind, result, tuple(early))
@@ -105,11 +108,19 @@ class Row:
 
 
 def variant_rows(problem: Problem) -> list[Row]:
-    """Reference, stub, mistakes and fair alternatives, graded with public and hidden tests, then the two passes' row."""
+    """Reference, stub, mistakes and fair alternatives, graded with public and hidden tests, then the two passes'
+    row."""
     outcomes = grade_variants(problem)
-    rows = [Row(o.label, o.expectation, f"{o.result.points:g}/{o.result.max_points:g}"
-                + (" (the machine was too busy to time it: rerun)" if o.machine_slow and not o.as_expected else ""), o.as_expected)
-            for o in outcomes]
+    rows = [
+        Row(
+            o.label,
+            o.expectation,
+            f"{o.result.points:g}/{o.result.max_points:g}"
+            + (" (the machine was too busy to time it: rerun)" if o.machine_slow and not o.as_expected else ""),
+            o.as_expected,
+        )
+        for o in outcomes
+    ]
     return rows + [two_passes_row(outcomes)]
 
 
@@ -117,7 +128,8 @@ def two_passes_row(outcomes: list[Outcome]) -> Row:
     """Every test judged on the calls its first pass recorded; else the tests that judged early, by variant.
 
     A test that judged something before the student's calls were over (a bare ``assert`` on a student's result) lets
-    what the student's code sees of its calls depend on whether an answer was right. Use the checks of ``autograder.testkit`` (``Call.matches``, ``expect_*``), which the first pass defers."""
+    what the student's code sees of its calls depend on whether an answer was right. Use the checks of
+    ``autograder.testkit`` (``Call.matches``, ``expect_*``), which the first pass defers."""
     early = sorted({(test, o.label) for o in outcomes for test in o.judged_early})
     shown = "; ".join(f"test {test} judged early on {label}" for test, label in early)
     return Row("two passes", "every test judged after the student's calls", shown or "all", not early)
@@ -132,7 +144,11 @@ def isolation_row(problem: Problem, assignment: Assignment, workdir: Path) -> Ro
     folder = workdir / f"isolation_{problem.module}"
     folder.mkdir()
     for module in assignment.modules:
-        source = mistake.source() if module == problem.module else solutions.reference_path(module).read_text(encoding="utf-8")
+        source = (
+            mistake.source()
+            if module == problem.module
+            else solutions.reference_path(module).read_text(encoding="utf-8")
+        )
         (folder / f"{module}.py").write_text(source, encoding="utf-8")
     report = grader.grade(folder, assignment, grader.Purpose.VALIDATION)
     others = [p for p in report.problems if p.module != problem.module]
@@ -148,7 +164,12 @@ def template_row(problem: Problem) -> Row:
     reference = solutions.reference_path(problem.module).read_text(encoding="utf-8")
     stub = paths.TEMPLATES / f"{problem.module}.py"
     in_sync = stub.is_file() and stub.read_text(encoding="utf-8") == templating.stub_source(reference)
-    return Row("template", "in sync with reference", "same" if in_sync else ("missing" if not stub.is_file() else "differs"), in_sync)
+    return Row(
+        "template",
+        "in sync with reference",
+        "same" if in_sync else ("missing" if not stub.is_file() else "differs"),
+        in_sync,
+    )
 
 
 def zip_rows(assignment: Assignment, workdir: Path) -> list[Row]:
@@ -156,9 +177,13 @@ def zip_rows(assignment: Assignment, workdir: Path) -> list[Row]:
     zip_path = build.build_autograder_zip(workdir / "autograder.zip")
     with zipfile.ZipFile(zip_path) as zf:
         names = set(zf.namelist())
-    wanted = [f"tests/{p.module}_{path.stem}.py" for p in assignment.problems for path, _ in p.test_files(include_hidden=True)]
+    wanted = [
+        f"tests/{p.module}_{path.stem}.py" for p in assignment.problems for path, _ in p.test_files(include_hidden=True)
+    ]
     missing = [w for w in wanted if w not in names]
-    rows = [Row("zip:test files", f"all {len(wanted)} present", f"{len(wanted) - len(missing)}/{len(wanted)}", not missing)]
+    rows = [
+        Row("zip:test files", f"all {len(wanted)} present", f"{len(wanted) - len(missing)}/{len(wanted)}", not missing)
+    ]
     ref_zip = workdir / "reference.zip"
     with zipfile.ZipFile(ref_zip, "w") as zf:
         for module in assignment.modules:
@@ -171,7 +196,14 @@ def zip_rows(assignment: Assignment, workdir: Path) -> list[Row]:
     results = out / "results.json"
     score = json.loads(results.read_text())["score"] if results.is_file() else None
     shown = "no results.json" if score is None else f"{score:g}/{assignment.total_points:g}"
-    rows.append(Row("zip:otter run reference", "full marks", shown, proc.returncode == 0 and score is not None and abs(score - assignment.total_points) < 1e-9))
+    rows.append(
+        Row(
+            "zip:otter run reference",
+            "full marks",
+            shown,
+            proc.returncode == 0 and score is not None and abs(score - assignment.total_points) < 1e-9,
+        )
+    )
     return rows
 
 

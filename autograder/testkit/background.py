@@ -21,7 +21,9 @@ class Background:
         self._error: BaseException | None = None
         # In the caller's context: a recording in progress (calls.RECORDER) applies to the thread too.
         context = contextvars.copy_context()
-        threading.Thread(target=context.run, args=(self._run, compute), name="autograder-background", daemon=True).start()
+        threading.Thread(
+            target=context.run, args=(self._run, compute), name="autograder-background", daemon=True
+        ).start()
 
     def _run(self, compute: Callable[[], Any]) -> None:
         try:

@@ -37,7 +37,8 @@ def collecting_mistakes() -> Iterator[list[tuple[str, str]]]:
 
 
 def mistakes_shown(message: str, offered: list[tuple[str, str]]) -> dict[str, str]:
-    """The offered mistakes whose hint the failure message shows, with the hint (a test may rewrap a failure or drop it)."""
+    """The offered mistakes whose hint the failure message shows, with the hint (a test may rewrap a failure or drop
+    it)."""
     return {name: hint for name, hint in offered if f"Hint: {hint}" in message}
 
 
@@ -46,7 +47,8 @@ def _short(value: Any) -> str:
         dtype = str(value.dtype).replace("torch.", "")
         return f"{dtype}{list(value.shape)}"
     if isinstance(value, (list, tuple)) and (len(value) > 6 or any(hasattr(v, "shape") for v in value)):
-        return f"<{type(value).__name__} of {len(value)}: {', '.join(_short(v) for v in value[:3])}{', ...' if len(value) > 3 else ''}>"
+        return (f"<{type(value).__name__} of {len(value)}: "
+                f"{', '.join(_short(v) for v in value[:3])}{', ...' if len(value) > 3 else ''}>")
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -78,15 +80,20 @@ def reference_value(module: str, func: str, args: tuple, kwargs: dict) -> Any:
     recorder = RECORDER.get()
     if recorder is not None:
         if recorder.module != module:
-            raise ValueError(f"the tests of {recorder.module} may only ask for expected values of {recorder.module}, not {module}")
+            raise ValueError(
+                f"the tests of {recorder.module} may only ask for expected values of {recorder.module}, not {module}"
+            )
         return recorder.expected(func, args, kwargs)
     return records.reference_output(module, func, args, kwargs)
 
 
 def known_mistake(module: str, name: str) -> str:
-    """The hint line of a known mistake that a test recognised by itself (a statistical law, say), offered like any hint."""
+    """The hint line of a known mistake that a test recognised by itself (a statistical law, say), offered like any
+    hint."""
     recorder = RECORDER.get()
-    hint = recorder.store.hints[name] if recorder is not None and recorder.module == module else records.hint(module, name)
+    hint = (
+        recorder.store.hints[name] if recorder is not None and recorder.module == module else records.hint(module, name)
+    )
     offered = _OFFERED.get()
     if offered is not None:
         offered.append((name, hint))
@@ -94,7 +101,8 @@ def known_mistake(module: str, name: str) -> str:
 
 
 class StudentFunction(Protocol):
-    """A student's ``module.func`` as a test holds it: calling it runs the function out of process (``grading.proxy``)."""
+    """A student's ``module.func`` as a test holds it: calling it runs the function out of process
+    (``grading.proxy``)."""
 
     module: str
     func: str
@@ -132,13 +140,15 @@ class Call:
         return self._got
 
     def cost(self, work: bool = False, memory_mb: int | None = None) -> dict:
-        """Run the call (once) counting what it costs where it runs, and return the counts; ``result()`` then gives its value.
+        """Run the call (once) counting what it costs where it runs, and return the counts; ``result()`` then gives its
+        value.
 
         ``work``: count torch's operations (``work``: elements written and reduced plus multiply-accumulates;
-        ``largest_tensor``; ``random_elements`` drawn and how many of them are ``random_distinct``), at a price in speed;
-        ``memory_mb``: the call may add at most this much address space (a larger allocation raises ``MemoryError``
-        there). Always ``cpu_seconds``, the CPU time of the process that ran it. See ``sandbox/worker/metering.py``.
-        A metered call gets no hints: no known mistake's output is recorded on its inputs (``staff/recording.py``).
+        ``largest_tensor``; ``random_elements`` drawn and how many of them are ``random_distinct``), at a price in
+        speed; ``memory_mb``: the call may add at most this much address space (a larger allocation raises
+        ``MemoryError`` there). Always ``cpu_seconds``, the CPU time of the process that ran it. See
+        ``sandbox/worker/metering.py``. A metered call gets no hints: no known mistake's output is recorded on its
+        inputs (``staff/recording.py``).
         """
         if self._cost is None:
             if self._got is not _UNSET:
@@ -168,8 +178,13 @@ class Call:
         if diff:
             found = self.hints(got, expected, tol) if hints else []
             found += [h for h in [checks.precision_hint(got, self.args, self.kwargs)] if h and h not in found]
-            raise checks.CheckFailure.labelled(Called=self.shown, Expected=checks.describe(expected), Got=checks.describe(got, own=True),
-                                               Where=diff, Hint="\n".join(found))
+            raise checks.CheckFailure.labelled(
+                Called=self.shown,
+                Expected=checks.describe(expected),
+                Got=checks.describe(got, own=True),
+                Where=diff,
+                Hint="\n".join(found),
+            )
         return got
 
     def matches_reference(self, rtol: float | None = None, hints: bool = True) -> Any:
@@ -188,7 +203,8 @@ class Call:
         return list(dict.fromkeys(hint for _, hint in found))
 
     def matching_mistakes(self, got: Any, expected_value: Any, tol: checks.Tolerance) -> list[tuple[str, str]]:
-        """(name, hint) of the known mistakes whose recorded output here equals the student's (and not the expected value)."""
+        """(name, hint) of the known mistakes whose recorded output here equals the student's (and not the expected
+        value)."""
         if RECORDER.get() is not None:
             return []
         try:
@@ -196,15 +212,19 @@ class Call:
             hints = records.store(self.module).hints
         except records.MissingExpected:
             return []
-        matching = [name for name, out in recorded
-                    if checks.difference(got, out, tol) is None and checks.difference(out, expected_value, tol) is not None]
+        matching = [
+            name
+            for name, out in recorded
+            if checks.difference(got, out, tol) is None and checks.difference(out, expected_value, tol) is not None
+        ]
         return [(name, hints.get(name, "")) for name in narrowest(self.module, matching)]
 
 
 def narrowest(module: str, matching: list[str]) -> list[str]:
-    """The mistakes of ``matching`` that change no more functions than they must: one whose output here is also that of a
-    mistake changing a strict subset of its functions is a compound of it (a cos-first encoding with a matching cos-first
-    M gives, for M alone, the M of transposed blocks), and the narrower mistake names the cause at this call."""
+    """The mistakes of ``matching`` that change no more functions than they must: one whose output here is also that of
+    a mistake changing a strict subset of its functions is a compound of it (a cos-first encoding with a matching
+    cos-first M gives, for M alone, the M of transposed blocks), and the narrower mistake names the cause at this
+    call."""
     if len(matching) < 2:
         return matching
     changed = _changed_functions(module)

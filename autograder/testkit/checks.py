@@ -30,7 +30,8 @@ def revealing() -> bool:
 
 
 class CheckFailure(AssertionError):
-    """A check failed: the message is written for the student; ``parts`` are its labelled lines where the check knew them."""
+    """A check failed: the message is written for the student; ``parts`` are its labelled lines where the check knew
+    them."""
 
     def __init__(self, message: str = "", parts: dict[str, str] | None = None) -> None:
         super().__init__(message)
@@ -38,9 +39,14 @@ class CheckFailure(AssertionError):
 
     @classmethod
     def labelled(cls, **parts: str) -> CheckFailure:
-        """A failure written as ``Called: ...``, ``Expected: ...``, ``Got: ...``, ``Where: ...`` and one ``Hint: ...`` line per hint."""
+        """A failure written as ``Called: ...``, ``Expected: ...``, ``Got: ...``, ``Where: ...`` and one ``Hint: ...``
+        line per hint."""
         kept = {label: parts[label] for label in DETAIL_LABELS if parts.get(label)}
-        lines = [f"{label}: {line}" for label, text in kept.items() for line in (text.splitlines() if label == "Hint" else [text])]
+        lines = [
+            f"{label}: {line}"
+            for label, text in kept.items()
+            for line in (text.splitlines() if label == "Hint" else [text])
+        ]
         return cls("\n".join(lines), kept)
 
     def with_hints(self, hints: list[str]) -> CheckFailure:
@@ -96,12 +102,15 @@ def _float_bits(value: Any, depth: int = 0) -> set[int]:
 
 
 def precision_hint(got: Any, *inputs: Any) -> str | None:
-    """A hint when a result is in a lower floating-point precision than every floating-point input (float32 for float64)."""
+    """A hint when a result is in a lower floating-point precision than every floating-point input (float32 for
+    float64)."""
     given, returned = _float_bits(inputs), _float_bits(got)
     if not given or not returned or min(returned) >= min(given):
         return None
-    return (f"your result is float{min(returned)} but the inputs are float{min(given)}: compute in the inputs' dtype "
-            "(no .float(), and give torch.zeros/ones/tensor/arange dtype=X.dtype), so the result keeps their precision.")
+    return (
+        f"your result is float{min(returned)} but the inputs are float{min(given)}: compute in the inputs' dtype "
+        "(no .float(), and give torch.zeros/ones/tensor/arange dtype=X.dtype), so the result keeps their precision."
+    )
 
 
 def describe(value: Any, own: bool = False) -> str:
@@ -117,7 +126,11 @@ def describe(value: Any, own: bool = False) -> str:
         return f"bool {value}"
     if isinstance(value, (int, float)):
         kind = type(value).__name__
-        return f"{kind} {value!r}" if REVEAL.get() or own else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} (not shown in a hidden test)"
+        return (
+            f"{kind} {value!r}"
+            if REVEAL.get() or own
+            else f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} (not shown in a hidden test)"
+        )
     if isinstance(value, (set, frozenset)):
         return f"a set of {len(value)} items"
     if isinstance(value, (list, tuple)):
@@ -136,7 +149,11 @@ def difference_keys(got: dict, expected: dict) -> str:
     """What differs between two dicts' keys: the keys expected, those got, and which are missing or unexpected."""
     missing, extra = [k for k in expected if k not in got], [k for k in got if k not in expected]
     text = f"expected exactly the keys {key_list(expected)}, got {key_list(got) or 'none'}"
-    return text + (f"; missing {key_list(missing)}" if missing else "") + (f"; unexpected {key_list(extra)}" if extra else "")
+    return (
+        text
+        + (f"; missing {key_list(missing)}" if missing else "")
+        + (f"; unexpected {key_list(extra)}" if extra else "")
+    )
 
 
 def size_in_bytes(count: int) -> str:
@@ -172,9 +189,14 @@ def difference_array(got: Any, expected: Any, tol: Tolerance) -> str | None:
     if arr.dtype.kind not in "fiub":
         return f"expected a real-valued tensor, got dtype {arr.dtype.name}"
     if arr.shape != exp.shape:
-        note = " (it looks transposed)" if arr.ndim >= 2 and arr.shape == exp.shape[:-2] + exp.shape[-1:] + exp.shape[-2:-1] else ""
+        note = (
+            " (it looks transposed)"
+            if arr.ndim >= 2 and arr.shape == exp.shape[:-2] + exp.shape[-1:] + exp.shape[-2:-1]
+            else ""
+        )
         return f"expected shape {tuple(exp.shape)}, got {tuple(arr.shape)}{note}"
-    # Compared in chunks of rows: the grader's temporaries stay small next to the arrays (its memory is the student's room).
+    # Compared in chunks of rows: the grader's temporaries stay small next to the arrays (its memory is the student's
+    # room).
     flat_got, flat_exp = arr.reshape(-1), exp.reshape(-1)
     chunks = [slice(i, i + CHUNK) for i in range(0, flat_exp.size, CHUNK)] or [slice(0, 0)]
     bad_count, first_bad = 0, None
@@ -185,13 +207,18 @@ def difference_array(got: Any, expected: Any, tol: Tolerance) -> str | None:
             first_bad = first_bad if first_bad is not None else part.start + int(np.flatnonzero(bad)[0])
     if bad_count:
         index = np.unravel_index(first_bad, arr.shape)
-        return f"got a non-finite value ({float(arr[index])}) at index {_fmt_index(index)} where a finite value was expected ({bad_count} such entries)"
-    scale = max((float(np.max(np.abs(flat_exp[part][np.isfinite(flat_exp[part])]), initial=0.0)) for part in chunks), default=0.0)
+        return (f"got a non-finite value ({float(arr[index])}) at index {_fmt_index(index)} where a finite value was "
+                f"expected ({bad_count} such entries)")
+    scale = max(
+        (float(np.max(np.abs(flat_exp[part][np.isfinite(flat_exp[part])]), initial=0.0)) for part in chunks),
+        default=0.0,
+    )
     wrong_count, first, worst, worst_err = 0, None, None, -1.0
     for part in chunks:
         g, e = flat_got[part].astype(np.float64), flat_exp[part]
         with np.errstate(invalid="ignore"):
-            # A NaN matches only a NaN (a known mistake's recorded output may hold NaNs); it counts as the largest error.
+            # A NaN matches only a NaN (a known mistake's recorded output may hold NaNs); it counts as the largest
+            # error.
             err = np.where(np.isnan(g) | np.isnan(e), np.inf, np.abs(g - e))
             wrong = ~((err <= tol.rtol * (np.abs(e) + scale)) | (g == e) | (np.isnan(g) & np.isnan(e)))
         if wrong.any():
@@ -237,7 +264,9 @@ def difference_set(got: Any, expected: set) -> str | None:
         return None
     parts = []
     if missing:
-        parts.append(f"{len(missing)} expected position(s) missing" + (f": {sorted(missing)[:10]}" if REVEAL.get() else ""))
+        parts.append(
+            f"{len(missing)} expected position(s) missing" + (f": {sorted(missing)[:10]}" if REVEAL.get() else "")
+        )
     if extra:
         parts.append(f"{len(extra)} unexpected position(s)" + (f": {sorted(extra)[:10]}" if REVEAL.get() else ""))
     return f"got a set of {len(got)}, expected {len(expected)}; " + "; ".join(parts)

@@ -39,17 +39,19 @@ LONG_N, LONG_MEMORY_MB = 8192, 256
 # nothing (numpy code): then only the CPU time can tell.
 WORK_GROWTH_LIMIT, WORK_FLOOR = 8.0, 100
 # The CPU time's growth from WORK_SIZES[0] to LONG_N may be at most this many times its growth from WORK_SIZES[0] to
-# WORK_SIZES[1] (linear: 10.3, N^1.5: 25.7, N^2: 68); below CPU_FLOOR seconds at LONG_N a call is fast whatever its growth
-# (timer noise dominates there), and a growth below GROWTH_FLOOR seconds counts as that much.
+# WORK_SIZES[1] (linear: 10.3, N^1.5: 25.7, N^2: 68); below CPU_FLOOR seconds at LONG_N a call is fast whatever its
+# growth (timer noise dominates there), and a growth below GROWTH_FLOOR seconds counts as that much.
 CPU_GROWTH_LIMIT, CPU_FLOOR, GROWTH_FLOOR = 8**1.5, 0.25, 0.005
 
 
-def expect_linear_in_tokens(function: Any, inputs: Callable[[int], tuple], never: str, instead: str, long: bool = True) -> None:
+def expect_linear_in_tokens(
+    function: Any, inputs: Callable[[int], tuple], never: str, instead: str, long: bool = True
+) -> None:
     """Fail unless ``function(*inputs(n))`` costs time and memory linear in ``n``, then compare its value at ``LONG_N``
-    tokens with the reference's. ``never``: what a linear form never does ("sum over all earlier keys for every
-    query"); ``instead``: what it does ("carry the running sums S_i and Z_i from one token to the next").
-    ``long=False`` (a public test, at a modest size): torch's work from ``WORK_SIZES[0]`` to ``WORK_SIZES[1]`` tokens
-    only, and the value at ``WORK_SIZES[1]``; the memory cap and the CPU time at ``LONG_N`` are left to a hidden test."""
+    tokens with the reference's. ``never``: what a linear form never does ("sum over all earlier keys for every query");
+    ``instead``: what it does ("carry the running sums S_i and Z_i from one token to the next"). ``long=False`` (a
+    public test, at a modest size): torch's work from ``WORK_SIZES[0]`` to ``WORK_SIZES[1]`` tokens only, and the value
+    at ``WORK_SIZES[1]``; the memory cap and the CPU time at ``LONG_N`` are left to a hidden test."""
     sizes = (*WORK_SIZES, LONG_N) if long else WORK_SIZES
     sized = {n: Call(function, *inputs(n)) for n in sizes}
     last = sizes[-1]
@@ -60,24 +62,34 @@ def expect_linear_in_tokens(function: Any, inputs: Callable[[int], tuple], never
             costs[n] = call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
         except AssertionError as exc:
             room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n == LONG_N else ""
-            fail(f"{exc}\nWith N = {n} tokens, {name} must use time and memory linear in N: it may never build an N x N "
-                 f"matrix (an N x N float64 matrix would need {size_in_bytes(n * n * 8)} here{room}), nor {never}.")
+            fail(
+                f"{exc}\nWith N = {n} tokens, {name} must use time and memory linear in N: it may never build an N x N "
+                f"matrix (an N x N float64 matrix would need {size_in_bytes(n * n * 8)} here{room}), nor {never}."
+            )
             return
     small, large = WORK_SIZES
     growth = costs[large]["work"] / max(costs[small]["work"], 1)
     if costs[large]["work"] > WORK_FLOOR * large:
-        expect_true(growth <= WORK_GROWTH_LIMIT,
-                    f"with {large // small} times the tokens ({small} -> {large}), {name} did {growth:.1f} times the work in "
-                    f"torch (elements computed and multiply-accumulates: {costs[small]['work']:,} -> {costs[large]['work']:,}); "
-                    f"time linear in N allows about {large // small} (accepted up to {WORK_GROWTH_LIMIT:g}): it may not {never}; "
-                    f"{instead}.", called=sized[large].shown)
+        expect_true(
+            growth <= WORK_GROWTH_LIMIT,
+            f"with {large // small} times the tokens ({small} -> {large}), {name} did {growth:.1f} times the work in "
+            f"torch (elements computed and multiply-accumulates: {costs[small]['work']:,} -> "
+            f"{costs[large]['work']:,}); "
+            f"time linear in N allows about {large // small} (accepted up to {WORK_GROWTH_LIMIT:g}): it may not "
+            f"{never}; "
+            f"{instead}.",
+            called=sized[large].shown,
+        )
     if long:
         cpu = {n: costs[n]["cpu_seconds"] for n in sized}
         cpu_growth = (cpu[LONG_N] - cpu[small]) / max(cpu[large] - cpu[small], GROWTH_FLOOR)
-        expect_true(cpu[LONG_N] <= CPU_FLOOR or cpu_growth <= CPU_GROWTH_LIMIT,
-                    f"{name}'s CPU time grew {cpu_growth:.1f} times as much from {small} to {LONG_N} tokens as from {small} "
-                    f"to {large} ({cpu[small]:.3f} s -> {cpu[large]:.3f} s -> {cpu[LONG_N]:.2f} s, counting every thread and "
-                    f"process it ran); time linear in N allows about {(LONG_N - small) / (large - small):.0f} (accepted up to "
-                    f"{CPU_GROWTH_LIMIT:.0f}): it may not {never}; {instead}.", called=sized[LONG_N].shown)
+        expect_true(
+            cpu[LONG_N] <= CPU_FLOOR or cpu_growth <= CPU_GROWTH_LIMIT,
+            f"{name}'s CPU time grew {cpu_growth:.1f} times as much from {small} to {LONG_N} tokens as from {small} "
+            f"to {large} ({cpu[small]:.3f} s -> {cpu[large]:.3f} s -> {cpu[LONG_N]:.2f} s, counting every thread and "
+            f"process it ran); time linear in N allows about {(LONG_N - small) / (large - small):.0f} (accepted up to "
+            f"{CPU_GROWTH_LIMIT:.0f}): it may not {never}; {instead}.",
+            called=sized[LONG_N].shown,
+        )
     # No mistake's output is recorded for inputs this large (hints compare values); the messages above say enough.
     sized[last].matches(sized[last].reference(), hints=False)

@@ -28,6 +28,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {build.build_autograder_zip(Path(args.out))}")
     settings = assignment.gradescope
     print(f"  {settings.describe()} (set these on Gradescope; `make gradescope` checks a run under them)")
-    print(f"  worst case of any submission: {time_rules.time_bound(assignment) / 60:.1f} min in student code and worker restarts "
-          f"at {settings.cpus:g} CPU, plus the grader's own work")
+    print(
+        f"  worst case of any submission: {time_rules.time_bound(assignment) / 60:.1f} min in student code and worker "
+        "restarts "
+        f"at {settings.cpus:g} CPU, plus the grader's own work"
+    )
     return 0

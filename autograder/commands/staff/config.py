@@ -13,8 +13,10 @@ from ...model import manifest, paths
 
 NAME = "config"
 HELP = "staff: list every environment variable and tunable with the value in force and its reason"
-DESCRIPTION = ("Every environment variable the harness reads and every tunable it uses (autograder/settings.py), the "
-               "limits the worker applies inside the box, and what the assignment's manifests set, with the values in force.")
+DESCRIPTION = (
+    "Every environment variable the harness reads and every tunable it uses (autograder/settings.py), the "
+    "limits the worker applies inside the box, and what the assignment's manifests set, with the values in force."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +32,11 @@ def _environment() -> list[str]:
     for s in settings.ALL:
         if s.env:
             now = os.environ.get(s.name)
-            shown = f"{s.name}={now}" if now is not None else f"{s.name} unset" + (f" (default {s.default})" if s.default else "")
+            shown = (
+                f"{s.name}={now}"
+                if now is not None
+                else f"{s.name} unset" + (f" (default {s.default})" if s.default else "")
+            )
             lines += _entry(shown, s.where, s.reason)
     return lines
 
@@ -44,7 +50,10 @@ def _tunables() -> list[str]:
 
 
 def _worker_constants() -> list[str]:
-    lines = ["", "Limits inside the box (constants of autograder/sandbox/worker/: the worker imports nothing of the grader's):"]
+    lines = [
+        "",
+        "Limits inside the box (constants of autograder/sandbox/worker/: the worker imports nothing of the grader's):",
+    ]
     for module, name, reason in settings.WORKER_CONSTANTS:
         value = getattr(importlib.import_module(f"{__package__.split('.')[0]}.sandbox.worker.{module}"), name)
         lines += _entry(f"{module}.{name} = {value!r}", f"sandbox/worker/{module}.py", reason)
@@ -57,16 +66,24 @@ def _assignment() -> list[str]:
         assignment = manifest.load()
     except manifest.ManifestError as exc:
         return [*lines, f"  cannot be read: {exc}"]
-    lines += [f"  {len(assignment.problems)} problems, {assignment.total_points:g} points (the sum of their tests' points)",
-              f"  worker_memory_mb = {assignment.worker_memory_mb}   (the room where no container limit is found)",
-              f"  {assignment.gradescope.describe()}; grader_memory_mb = {assignment.gradescope.grader_memory_mb}"]
+    lines += [
+        f"  {len(assignment.problems)} problems, {assignment.total_points:g} points (the sum of their tests' points)",
+        f"  worker_memory_mb = {assignment.worker_memory_mb}   (the room where no container limit is found)",
+        f"  {assignment.gradescope.describe()}; grader_memory_mb = {assignment.gradescope.grader_memory_mb}",
+    ]
     for p in assignment.problems:
         lines.append(f"  {p.module}: {p.points:g} points, {p.limits.call_seconds:g} s per call, "
                      f"budget {time_rules.problem_budget(p):g} s, worst case {time_rules.problem_bound(p):g} s")
     worst, deadline = time_rules.time_bound(assignment), time_rules.deadline_seconds(assignment)
-    lines.append(f"  worst case of a submission: {worst:g} s + {settings.GRADER_SECONDS:g} s for otter and the grader, "
-                 f"deadline {deadline:g} s; room for one more problem: "
-                 + (f"a call limit of {time_rules.room_for_a_problem(assignment):g} s" if time_rules.room_for_a_problem(assignment) > 0 else "none"))
+    lines.append(
+        f"  worst case of a submission: {worst:g} s + {settings.GRADER_SECONDS:g} s for otter and the grader, "
+        f"deadline {deadline:g} s; room for one more problem: "
+        + (
+            f"a call limit of {time_rules.room_for_a_problem(assignment):g} s"
+            if time_rules.room_for_a_problem(assignment) > 0
+            else "none"
+        )
+    )
     problem = time_rules.bound_problem(assignment)
     return lines + ([f"  {problem}"] if problem else [])
 

@@ -15,14 +15,20 @@ from ...reports.score_table import problem_totals
 
 NAME = "emulate"
 HELP = "grade a submission the way Gradescope runs the zip (root, /autograder, its CPU and memory)"
-DESCRIPTION = ("Lay out /autograder, run the zip's run_autograder as root in a cgroup capped like Gradescope's container "
-               "(the manifest's settings), kill what is left, and print the scores, the wall time and the peak memory.")
+DESCRIPTION = (
+    "Lay out /autograder, run the zip's run_autograder as root in a cgroup capped like Gradescope's container "
+    "(the manifest's settings), kill what is left, and print the scores, the wall time and the peak memory."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("submission", nargs="?", default=str(paths.REFERENCE), help="a folder or .zip (default: the reference)")
+    parser.add_argument(
+        "submission", nargs="?", default=str(paths.REFERENCE), help="a folder or .zip (default: the reference)"
+    )
     parser.add_argument("--zip", help="the autograder zip (default: build a fresh one)")
-    parser.add_argument("--no-namespaces", action="store_true", help="refuse bubblewrap to the sandbox, as many containers do")
+    parser.add_argument(
+        "--no-namespaces", action="store_true", help="refuse bubblewrap to the sandbox, as many containers do"
+    )
     parser.add_argument("--no-limits", action="store_true", help="no cgroup: no CPU or memory caps")
     parser.add_argument("--results", default=str(paths.ROOT / "dist" / "emulated" / "results.json"), metavar="JSON",
                         help="where to keep the run's results.json (default: dist/emulated/results.json)")
@@ -34,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="autograder-gradescope-") as tmp:
         zip_path = Path(args.zip) if args.zip else build.build_autograder_zip(Path(tmp) / "autograder.zip")
         try:
-            outcome = emulation.emulate(zip_path, Path(args.submission), namespaces=not args.no_namespaces, limits=not args.no_limits)
+            outcome = emulation.emulate(
+                zip_path, Path(args.submission), namespaces=not args.no_namespaces, limits=not args.no_limits
+            )
         except layout.LayoutError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -45,12 +53,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def keep_results(results: dict, target: Path) -> str:
-    """Write the run's results.json where staff can read it after the emulated container is gone; say where (or why not)."""
+    """Write the run's results.json where staff can read it after the emulated container is gone; say where (or why
+    not)."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(results, indent=1), encoding="utf-8")
     except OSError as exc:
-        return f"results.json not kept: could not write {target}: {exc.strerror or exc}; pass --results with a writable path"
+        return (f"results.json not kept: could not write {target}: {exc.strerror or exc}; pass --results with a "
+                "writable path")
     return f"results.json kept at {target}"
 
 
@@ -61,8 +71,13 @@ def lost_points(results: dict) -> list[str]:
         score, top = float(test.get("score") or 0), float(test.get("max_score") or 0)
         if score < top:
             lines.append(f"  lost {top - score:g}: {test.get('name', '?')}")
-            said = [line.rstrip() for line in str(test.get("output", "")).splitlines()
-                    if line.strip() and "Test case passed" not in line and not line.rstrip().endswith(("result:", "results:"))]
+            said = [
+                line.rstrip()
+                for line in str(test.get("output", "")).splitlines()
+                if line.strip()
+                and "Test case passed" not in line
+                and not line.rstrip().endswith(("result:", "results:"))
+            ]
             lines.append(textwrap.indent(textwrap.dedent("\n".join(said)), "      "))
     return lines
 
@@ -83,7 +98,10 @@ def report(outcome: emulation.Run, modules: list[str]) -> str:
             lines.append(f"{module:<{width}}  {score:6g} / {top:g}")
         lines.append(f"{'TOTAL':<{width}}  {float(outcome.results.get('score', 0)):6g}")
         lines += lost_points(outcome.results)
-        lines.append(f"calls stopped at their time limit: {outcome.stopped_calls}; calls not run (time rules): {outcome.calls_not_run}")
+        lines.append(
+            f"calls stopped at their time limit: {outcome.stopped_calls}; calls not run (time rules): "
+            f"{outcome.calls_not_run}"
+        )
     peak = f"{outcome.peak_memory_mb:.0f} MB" if outcome.peak_memory_mb is not None else "unknown"
     cpu = f"{outcome.cpu_seconds:.1f} s" if outcome.cpu_seconds is not None else "unknown"
     if outcome.throttled_periods is not None:

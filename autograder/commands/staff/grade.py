@@ -17,8 +17,10 @@ from ...sandbox.policy import refuse_unsandboxed
 
 NAME = "grade"
 HELP = "run every test on a submission and write results.json"
-DESCRIPTION = ("Grade a submission (a folder or a .zip) with public and hidden tests; write Gradescope's results.json, and "
-               "beside it the run record (for staff: everything the code printed, hidden tests' too).")
+DESCRIPTION = (
+    "Grade a submission (a folder or a .zip) with public and hidden tests; write Gradescope's results.json, and "
+    "beside it the run record (for staff: everything the code printed, hidden tests' too)."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
         report = grader.grade(Path(args.submission), assignment, grader.Purpose.GRADING,
                               observers=[entry.ResultsFile(out, visibility), entry.RunRecord(out.parent, fresh=True)])
     except Exception as exc:  # noqa: BLE001 - results.json must be written whatever happens
-        report = GradeReport(args.submission, [], [f"The autograder could not grade this submission: {type(exc).__name__}: {exc}"])
+        report = GradeReport(
+            args.submission, [], [f"The autograder could not grade this submission: {type(exc).__name__}: {exc}"]
+        )
         results_json.write(report, out, visibility)
         print(terminal.safe(f"error: {exc}"), file=sys.stderr)
         return 0

@@ -1,4 +1,5 @@
-"""``grade-all``: every submission of a folder or Gradescope export into a CSV, results and a summary; resumable, in shards."""
+"""``grade-all``: every submission of a folder or Gradescope export into a CSV, results and a summary; resumable, in
+shards."""
 
 from __future__ import annotations
 
@@ -14,28 +15,53 @@ from ...staff import batch
 
 NAME = "grade-all"
 HELP = "staff: grade every submission (folder or zip) in DIR, or a Gradescope export, into a CSV"
-DESCRIPTION = ("Grade every submission in DIR in parallel: a folder of submissions (folders or zips), or Gradescope's "
-               "\"Download Submissions\" export (zipped or not; names, SIDs and emails come from its submission_metadata.yml). "
-               "Writes grades.csv, results/<name>.json, records/<name>.json, summary.txt, summary.html and histogram.png "
-               "beside it, and for an export gradescope_upload.csv. A rerun grades only submissions not graded yet, and "
-               "those graded with other tests, points, recorded values or harness code, or whose module files changed "
-               "(only what changed). "
-               "With --shard K/N it grades the K-th of N parts (on another machine, say); --merge builds the outputs from "
-               "every shard's folder.")
+DESCRIPTION = (
+    "Grade every submission in DIR in parallel: a folder of submissions (folders or zips), or Gradescope's "
+    '"Download Submissions" export (zipped or not; names, SIDs and emails come from its submission_metadata.yml). '
+    "Writes grades.csv, results/<name>.json, records/<name>.json, summary.txt, summary.html and histogram.png "
+    "beside it, and for an export gradescope_upload.csv. A rerun grades only submissions not graded yet, and "
+    "those graded with other tests, points, recorded values or harness code, or whose module files changed "
+    "(only what changed). "
+    "With --shard K/N it grades the K-th of N parts (on another machine, say); --merge builds the outputs from "
+    "every shard's folder."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dir", metavar="DIR", help="a folder holding one folder or zip per submission, or a Gradescope export (folder or .zip)")
-    parser.add_argument("--out", default="grades.csv", help="the CSV to write; the other outputs go beside it (default: ./grades.csv)")
+    parser.add_argument(
+        "dir",
+        metavar="DIR",
+        help="a folder holding one folder or zip per submission, or a Gradescope export (folder or .zip)",
+    )
+    parser.add_argument(
+        "--out", default="grades.csv", help="the CSV to write; the other outputs go beside it (default: ./grades.csv)"
+    )
     parser.add_argument("-j", "--jobs", type=int, default=2, help="submissions graded at once (default: 2)")
-    parser.add_argument("--force", action="store_true", help="grade again submissions graded by an earlier run, even those still current")
-    parser.add_argument("--against", metavar="OLD_DIR", help="an earlier run's output folder (the one holding its grades.csv and records/): "
-                        "list the submissions whose score changed since, and the tests that changed; also written to regrade.txt")
-    parser.add_argument("--shard", metavar="K/N", help="grade only the K-th of N parts of DIR (every N-th submission by name); "
-                        "its --out folder is one shard for --merge")
-    parser.add_argument("--merge", metavar="SHARD_DIR", nargs="+", help="grade nothing: build the CSV, summary and upload of DIR in --out "
-                        "from the --out folders of all N shards (refused, with the commands that grade it again, if this checkout "
-                        "would grade any of their records again: other tests, points, problems or harness, or changed files)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="grade again submissions graded by an earlier run, even those still current",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="OLD_DIR",
+        help="an earlier run's output folder (the one holding its grades.csv and records/): "
+        "list the submissions whose score changed since, and the tests that changed; also written to regrade.txt",
+    )
+    parser.add_argument(
+        "--shard",
+        metavar="K/N",
+        help="grade only the K-th of N parts of DIR (every N-th submission by name); "
+        "its --out folder is one shard for --merge",
+    )
+    parser.add_argument(
+        "--merge",
+        metavar="SHARD_DIR",
+        nargs="+",
+        help="grade nothing: build the CSV, summary and upload of DIR in --out "
+        "from the --out folders of all N shards (refused, with the commands that grade it again, if this checkout "
+        "would grade any of their records again: other tests, points, problems or harness, or changed files)",
+    )
 
 
 def _earlier_run(against: str, out_dir: Path) -> Path | None:
@@ -87,13 +113,19 @@ def run(args: argparse.Namespace) -> int:
     except (batch.RunError, gradescope_export.ExportError) as exc:
         return _error(str(exc))
     if shard is not None:
-        print(f"graded shard {shard[0]}/{shard[1]}: {batch.done_line(done).removeprefix('graded ')}; "
-              f"wrote {args.out}; merge every shard with: grade-all {args.dir} --merge SHARD_DIR... --out MERGED/grades.csv")
+        print(
+            f"graded shard {shard[0]}/{shard[1]}: {batch.done_line(done).removeprefix('graded ')}; "
+            f"wrote {args.out}; merge every shard with: grade-all {args.dir} --merge SHARD_DIR... --out "
+            "MERGED/grades.csv"
+        )
         return 0
     print(safe(batch.write_summary(done)))
     upload = batch.write_upload(done)
     if upload is not None:
-        print(f"wrote {out.parent / batch.UPLOAD_CSV}: {len(upload.rows)} students" + (f"; left out {len(upload.left_out)}:" if upload.left_out else ""))
+        print(
+            f"wrote {out.parent / batch.UPLOAD_CSV}: {len(upload.rows)} students"
+            + (f"; left out {len(upload.left_out)}:" if upload.left_out else "")
+        )
         for reason in upload.left_out:
             print(one_line(f"  {reason}"))
         if upload.conflicts:

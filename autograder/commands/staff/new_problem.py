@@ -30,6 +30,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path.relative_to(paths.ROOT)}")
     for note in made.notes:
         print(f"note: {note}")
-    print(f"next: replace the example in assignments/{made.module}/ and reference/{made.module}.py (docs/authoring.md), "
-          f"then `python -m autograder templates` and `python -m autograder validate -p {made.module}`")
+    print(
+        f"next: replace the example in assignments/{made.module}/ and reference/{made.module}.py (docs/authoring.md), "
+        f"then `python -m autograder templates` and `python -m autograder validate -p {made.module}`"
+    )
     return 0

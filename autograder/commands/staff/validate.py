@@ -1,4 +1,5 @@
-"""``python -m autograder validate``: staff check that every problem's tests grade what they should (``staff.validation``)."""
+"""``python -m autograder validate``: staff check that every problem's tests grade what they should
+(``staff.validation``)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,22 @@ from ..common import known_problems
 
 NAME = "validate"
 HELP = "staff: check every problem's tests grade reference, stubs, mistakes and fair variants right"
-DESCRIPTION = ("Reference full marks, stub zero, every mistake loses points (on its own problem only), every fair "
-               "alternative full marks, templates in sync, every test judged after the student's calls. One table per problem; "
-               "exit 1 on any MISS.")
+DESCRIPTION = (
+    "Reference full marks, stub zero, every mistake loses points (on its own problem only), every fair "
+    "alternative full marks, templates in sync, every test judged after the student's calls. One table per problem; "
+    "exit 1 on any MISS."
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-p", "--problem", action="append", metavar="MODULE", help="validate only this problem (repeatable)")
-    parser.add_argument("--with-zip", action="store_true", help="also build the Gradescope zip in a temp folder and `otter run` the reference (slow)")
+    parser.add_argument(
+        "-p", "--problem", action="append", metavar="MODULE", help="validate only this problem (repeatable)"
+    )
+    parser.add_argument(
+        "--with-zip",
+        action="store_true",
+        help="also build the Gradescope zip in a temp folder and `otter run` the reference (slow)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,5 +50,7 @@ def render(title: str, rows: list[validation.Row]) -> str:
     lines = [(r.variant, r.expectation, r.score, "OK" if r.ok else "MISS") for r in rows]
     widths = [max(len(x[i]) for x in [header, *lines]) for i in range(4)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    body = [fmt.format(*header).rstrip(), "  ".join("-" * w for w in widths)] + [fmt.format(*line).rstrip() for line in lines]
+    body = [fmt.format(*header).rstrip(), "  ".join("-" * w for w in widths)] + [
+        fmt.format(*line).rstrip() for line in lines
+    ]
     return "\n".join([title, *body])

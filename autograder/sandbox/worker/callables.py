@@ -30,9 +30,12 @@ def build(name: str, source: str | None = None) -> Any:
     namespace = _LOADED.get(source)
     if namespace is None:
         namespace = {"__name__": "problem_callables"}
-        exec(compile(source, "callables.py", "exec"), namespace)  # noqa: S102 - the grader's own file, never the student's
+        # the grader's own file, never the student's
+        exec(compile(source, "callables.py", "exec"), namespace)  # noqa: S102
         _LOADED[source] = namespace
     found = namespace.get(name)
     if not callable(found) or name.startswith("_"):
-        raise ValueError(f"unknown named function {name!r}: the problem's callables.py defines no public function of that name")
+        raise ValueError(
+            f"unknown named function {name!r}: the problem's callables.py defines no public function of that name"
+        )
     return found

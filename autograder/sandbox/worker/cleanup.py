@@ -16,10 +16,15 @@ from dataclasses import dataclass
 SHARED_TEMP = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # folders every user may write
 MAX_DEPTH = 64          # deeper folder trees in scratch stop the call that made them
 MAX_ENTRIES = 10_000    # files, folders and links in scratch (hard links count one each)
-# The walks run only on Linux; the portable self-check (Windows, macOS) imports this module through the grader's side of the sandbox.
+# The walks run only on Linux; the portable self-check (Windows, macOS) imports this module through the grader's side of
+# the sandbox.
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC if hasattr(os, "O_NOFOLLOW") else -1
 IPC_RMID = 0
-SYSV_TABLES = {"shm": ("shmctl", 1), "msg": ("msgctl", 1), "sem": ("semctl", 1)}  # /proc/sysvipc/<kind>: ctl function, id column
+SYSV_TABLES = {
+    "shm": ("shmctl", 1),
+    "msg": ("msgctl", 1),
+    "sem": ("semctl", 1),
+}  # /proc/sysvipc/<kind>: ctl function, id column
 
 
 def remove_tree(folder: str, keep_folder: bool = False) -> None:
@@ -136,7 +141,8 @@ class Usage:
 
 
 def usage(path: str, found: Usage | None = None, max_entries: int = MAX_ENTRIES, max_depth: int = MAX_DEPTH) -> Usage:
-    """Measure ``path`` (a file or a folder, links not followed); stops counting past ``max_entries`` or ``max_depth``."""
+    """Measure ``path`` (a file or a folder, links not followed); stops counting past ``max_entries`` or
+    ``max_depth``."""
     found = found or Usage()
     try:
         info = os.lstat(path)
@@ -281,10 +287,10 @@ KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_CLEAR = 1, 7
 
 
 def fresh_keyrings(own_uid: bool) -> list[str]:
-    """A key outlives the process that added it: give the next test's process a fresh, empty session keyring (this process
-    joins one, each child it forks inherits it) and, with a uid of its own (``own_uid``: never the grader's user, whose
-    keys these would be), empty that uid's keyrings. Where seccomp refuses ``keyctl`` no test could add a key, and this
-    does nothing. Returns the keyrings renewed."""
+    """A key outlives the process that added it: give the next test's process a fresh, empty session keyring (this
+    process joins one, each child it forks inherits it) and, with a uid of its own (``own_uid``: never the grader's
+    user, whose keys these would be), empty that uid's keyrings. Where seccomp refuses ``keyctl`` no test could add a
+    key, and this does nothing. Returns the keyrings renewed."""
     import platform
 
     number = KEYCTL_SYSCALL.get(platform.machine())

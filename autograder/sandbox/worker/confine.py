@@ -21,19 +21,78 @@ import sys
 READ_ONLY_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc", "/proc", "/sys/devices/system/cpu")
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 DENIED_SYSCALLS = (
-    "socket", "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
-    "perf_event_open", "bpf", "userfaultfd", "keyctl", "add_key", "request_key",
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "open_tree", "move_mount", "fsopen",
-    "fsmount", "fspick", "mount_setattr", "init_module", "finit_module", "delete_module", "kexec_load",
-    "kexec_file_load", "reboot", "swapon", "swapoff", "syslog", "acct", "settimeofday", "clock_settime",
-    "adjtimex", "clock_adjtime", "quotactl", "iopl", "ioperm", "io_uring_setup", "io_uring_enter",
-    "io_uring_register", "open_by_handle_at", "name_to_handle_at", "fanotify_init", "lookup_dcookie",
+    "socket",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "kcmp",
+    "perf_event_open",
+    "bpf",
+    "userfaultfd",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "syslog",
+    "acct",
+    "settimeofday",
+    "clock_settime",
+    "adjtimex",
+    "clock_adjtime",
+    "quotactl",
+    "iopl",
+    "ioperm",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "fanotify_init",
+    "lookup_dcookie",
     # Sockets made without socket(), and messages to an address (a host socket in a folder Landlock hides).
-    "socketpair", "connect", "bind", "listen", "accept", "accept4", "sendmsg", "sendmmsg",
-    # SysV IPC outlives every process and counts against no memory limit; POSIX queues are refused by Landlock's /dev/mqueue.
-    "shmget", "shmat", "msgget", "msgsnd", "msgrcv", "semget", "semop", "semtimedop",
+    "socketpair",
+    "connect",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
+    "sendmsg",
+    "sendmmsg",
+    # SysV IPC outlives every process and counts against no memory limit; POSIX queues are refused by Landlock's
+    # /dev/mqueue.
+    "shmget",
+    "shmat",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "semget",
+    "semop",
+    "semtimedop",
     # Watching folders tells names and sizes of files it cannot read.
-    "inotify_init", "inotify_init1", "inotify_add_watch", "fanotify_mark",
+    "inotify_init",
+    "inotify_init1",
+    "inotify_add_watch",
+    "fanotify_mark",
 )
 NEW_NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x04000000, 0x08000000, 0x40000000, 0x00020000, 0x02000000, 0x00000080)
 # CLONE_NEWUSER, NEWPID, NEWUTS, NEWIPC, NEWNET, NEWNS, NEWCGROUP, NEWTIME
@@ -59,8 +118,10 @@ def apply_landlock(read_only: list[str], writable: list[str]) -> int:
 
     read = AccessFS.READ_FILE | AccessFS.READ_DIR | AccessFS.EXECUTE
     try:
-        with Ruleset(handled_net=AccessNet.BIND_TCP | AccessNet.CONNECT_TCP | AccessNet.BIND_UDP | AccessNet.CONNECT_SEND_UDP,
-                     scoped=Scope.SIGNAL | Scope.ABSTRACT_UNIX_SOCKET) as ruleset:
+        with Ruleset(
+            handled_net=AccessNet.BIND_TCP | AccessNet.CONNECT_TCP | AccessNet.BIND_UDP | AccessNet.CONNECT_SEND_UDP,
+            scoped=Scope.SIGNAL | Scope.ABSTRACT_UNIX_SOCKET,
+        ) as ruleset:
             everything = ruleset.handled_fs
             for path in [*READ_ONLY_SYSTEM, *read_only]:
                 if os.path.exists(path):

@@ -1,10 +1,11 @@
-"""Student code imports what the grading environment has, and nothing else: the standard library and the allowed packages.
+"""Student code imports what the grading environment has, and nothing else: the standard library and the allowed
+packages.
 
-Installed in a module's process before the student's module runs, on both worker paths, so that a package installed
-only on the student's machine (scipy on Colab) fails the self-check exactly as it fails grading. Only the student's own
+Installed in a module's process before the student's module runs, on both worker paths, so that a package installed only
+on the student's machine (scipy on Colab) fails the self-check exactly as it fails grading. Only the student's own
 imports are judged: numpy and torch import many modules of their own, and those pass untouched. Two hooks, because an
-``import`` statement of a module already loaded (by torch, say) never reaches a finder: ``builtins.__import__`` sees
-who imports through its ``globals``, and a finder on ``sys.meta_path`` catches ``importlib.import_module`` from their code.
+``import`` statement of a module already loaded (by torch, say) never reaches a finder: ``builtins.__import__`` sees who
+imports through its ``globals``, and a finder on ``sys.meta_path`` catches ``importlib.import_module`` from their code.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def refusal(name: str, allowed: tuple[str, ...]) -> ModuleNotFoundError:
 
 
 class StudentImports:
-    """Judges the imports asked for by code in ``submission``: standard library, ``allowed`` and the submission's own modules."""
+    """Judges the imports asked for by code in ``submission``: standard library, ``allowed`` and the submission's own
+    modules."""
 
     def __init__(self, submission: str, allowed: tuple[str, ...]) -> None:
         self.submission = os.path.join(os.path.abspath(submission), "")
@@ -70,6 +72,7 @@ class StudentImports:
 
 
 def install(submission: str, allowed) -> None:  # noqa: ANN001 - a list from the wire
-    """Refuse, in this process, the imports by code in ``submission`` of anything but the standard library and ``allowed``."""
+    """Refuse, in this process, the imports by code in ``submission`` of anything but the standard library and
+    ``allowed``."""
     if isinstance(allowed, (list, tuple)) and all(isinstance(a, str) for a in allowed):
         StudentImports(submission, tuple(allowed)).install()

@@ -35,7 +35,14 @@ FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902
 IOPRIO_WHO_PROCESS = 1
 U32 = 0xFFFFFFFF
 # Calls that name another process by pid in their first argument: refused unless that pid is 0 (the caller).
-OWN_PROCESS_ONLY = ("sched_setscheduler", "sched_setparam", "sched_setattr", "sched_setaffinity", "migrate_pages", "move_pages")
+OWN_PROCESS_ONLY = (
+    "sched_setscheduler",
+    "sched_setparam",
+    "sched_setattr",
+    "sched_setaffinity",
+    "migrate_pages",
+    "move_pages",
+)
 # Calls that name the first process by pid in their first argument: refused for that pid.
 SIGNALS = ("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_open")
 REFUSED = ("pidfd_send_signal", "process_madvise", "process_mrelease")  # a /proc/<pid> folder serves as a pidfd
@@ -120,7 +127,9 @@ class Isolation:
             self._enter_domain()
         if self._filter is not None:
             if self._prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(self._filter[1]), 0, 0) != 0:
-                raise IsolationError(f"the test's seccomp filter could not be loaded: {os.strerror(ctypes.get_errno())}")
+                raise IsolationError(
+                    f"the test's seccomp filter could not be loaded: {os.strerror(ctypes.get_errno())}"
+                )
 
     def _enter_domain(self) -> None:
         """Restrict this process to a Landlock domain made from ``_domain`` (the rights the first process chose): a
@@ -130,7 +139,9 @@ class Isolation:
             raise IsolationError(f"the test's Landlock ruleset could not be made: {os.strerror(ctypes.get_errno())}")
         try:  # no_new_privs, which Landlock requires, is inherited: the first process set it with its own domain
             if self._syscall(LANDLOCK_RESTRICT_SELF, fd, 0) != 0:
-                raise IsolationError(f"the test's Landlock domain could not be entered: {os.strerror(ctypes.get_errno())}")
+                raise IsolationError(
+                    f"the test's Landlock domain could not be entered: {os.strerror(ctypes.get_errno())}"
+                )
         finally:
             os.close(fd)
 
@@ -146,7 +157,11 @@ class _RulesetAttr(ctypes.Structure):
     """The kernel's ``struct landlock_ruleset_attr`` up to ``scoped`` (ABI 6; an older kernel reads what it knows and
     requires the rest to be zero, which landlockpy's choice of rights for that ABI makes it)."""
 
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64), ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 def _nested_domain() -> _RulesetAttr:

@@ -10,15 +10,14 @@ plain data (see ``wire``).
 
 The first process (``FirstProcess``) never runs student code, and it alone holds the grader's pipes. Each ``import``
 forks a child (``serve_module``) with pipes of its own (requests and replies); the first process passes each request on,
-reads the child's reply within the wire's bounds and passes on only a value or an error, under the grader's id, streaming
-the arrays. A ``reset`` is the first process's alone: it kills the child's group and every
-leftover (every process of the sandbox uid or of the PID namespace, or else every descendant,
-which the subreaper sees even after it left the process group), wipes the scratch folder and the
-sandbox uid's SysV IPC objects, and only then answers; the grader checks /proc itself. So what one
-module (one test: the grader resets between tests) does to the interpreter, its files or its pipes
-cannot reach the next. On SIGUSR1 (a call ran out of time) the child is killed and the grader told,
-so a timeout costs no new worker. If the child dies any other way, this process dies the same way,
-and the grader reads how.
+reads the child's reply within the wire's bounds and passes on only a value or an error, under the grader's id,
+streaming the arrays. A ``reset`` is the first process's alone: it kills the child's group and every leftover (every
+process of the sandbox uid or of the PID namespace, or else every descendant, which the subreaper sees even after it
+left the process group), wipes the scratch folder and the sandbox uid's SysV IPC objects, and only then answers; the
+grader checks /proc itself. So what one module (one test: the grader resets between tests) does to the interpreter, its
+files or its pipes cannot reach the next. On SIGUSR1 (a call ran out of time) the child is killed and the grader told,
+so a timeout costs no new worker. If the child dies any other way, this process dies the same way, and the grader reads
+how.
 """
 
 from __future__ import annotations
@@ -133,7 +132,8 @@ HUGE_PAGE = 2 << 20
 
 
 def collapse_into_huge_pages() -> int:
-    """Back this process's anonymous memory (torch's tables and Python's objects) with 2 MB pages; return how many bytes.
+    """Back this process's anonymous memory (torch's tables and Python's objects) with 2 MB pages; return how many
+    bytes.
 
     A fork then copies hundreds of page-table entries instead of tens of thousands, and each child's exit frees as few:
     a module's child per test starts and ends in a fraction of the time. A child's write still copies 4 KB (a shared
@@ -169,7 +169,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--max-file-mb", type=int, default=64)
     parser.add_argument("--cleanup", choices=("namespace", "uid", "descendants"), default="descendants",
                         help="which leftovers are ours: the PID namespace's, the sandbox uid's, or our descendants")
-    parser.add_argument("--scratch", required=True, help="the one folder student code may write (wiped between submissions)")
+    parser.add_argument(
+        "--scratch", required=True, help="the one folder student code may write (wiped between submissions)"
+    )
     parser.add_argument("--landlock", action="append", default=None, metavar="PATH",
                         help="confine each module with Landlock; PATH may be read (repeatable)")
     parser.add_argument("--seccomp", action="store_true", help="load the syscall filter in each module's child")
@@ -178,7 +180,8 @@ def parse_args() -> argparse.Namespace:
 
 
 def enter_sandbox(args: argparse.Namespace) -> None:
-    """What this process does before it imports anything more: OOM score, the sandbox uid, death with its parent, subreaper, limits."""
+    """What this process does before it imports anything more: OOM score, the sandbox uid, death with its parent,
+    subreaper, limits."""
     parent = os.getppid()
     volunteer_for_oom(args.oom_score_adj)
     if args.uid >= 0:
@@ -196,7 +199,8 @@ def import_libraries(args: argparse.Namespace) -> None:
 
     torch.set_num_threads(1)
     if args.seccomp:
-        import pyseccomp  # noqa: F401 - finds and loads libseccomp now: a module's child may not be able to fork ldconfig
+        # finds and loads libseccomp now: a module's child may not be able to fork ldconfig
+        import pyseccomp  # noqa: F401
     if args.landlock is not None:
         import landlockpy  # noqa: F401
     cap_address_space(args.memory_mb)
@@ -231,7 +235,9 @@ class ModuleEnds:
             wire.widen_pipe(fd)
         wire.widen_pipe(out_w)
         os.set_blocking(out_r, False)
-        return cls(parent_req=req_w, child_req=req_r, child_rep=rep_w, parent_rep=rep_r, child_out=out_w, parent_out=out_r)
+        return cls(
+            parent_req=req_w, child_req=req_r, child_rep=rep_w, parent_rep=rep_r, child_out=out_w, parent_out=out_r
+        )
 
 
 @dataclass
@@ -260,28 +266,35 @@ class FirstProcess:
         self.child: ModuleChild | None = None
         self.interrupted = False  # SIGUSR1 came since the module's child was forked
         self.delay_before: float | None = None  # the child's wait for a CPU when the current request reached it
-        self.waited: float | None = None  # how long it waited for one during that request, once it answered or was stopped
+        self.waited: float | None = (
+            None  # how long it waited for one during that request, once it answered or was stopped
+        )
         self.capped: bool | None = None  # whether this process capped the current call's memory (None: not asked to)
         self.runnable = False  # whether the child's main thread was ready to run when the call was stopped
         self.fault = ""  # why this process could not confine itself
         self.isolation: Isolation | None = None
-        # Before any student code: what the wipe restores (a module may chmod the folder so that its owner cannot list it).
+        # Before any student code: what the wipe restores (a module may chmod the folder so that its owner cannot list
+        # it).
         self.scratch_mode = stat.S_IMODE(os.stat(args.scratch).st_mode)
 
     def serve(self) -> NoReturn:
         """Confine this process, say it is ready, then answer the grader's requests until its pipe closes."""
         signal.signal(signal.SIGUSR1, self.on_interrupt)
         self.wipe()
-        # Confined once, here: every module's process inherits the layers (a fork per test then costs no filter to build).
+        # Confined once, here: every module's process inherits the layers (a fork per test then costs no filter to
+        # build).
         self.fault = _confine(self.args)
         if not self.fault:
             try:
                 self.isolation = Isolation.prepare(self.args.landlock is not None, self.args.seccomp)
             except IsolationError as exc:
                 self.fault = str(exc)[:MAX_TEXT]
-        # While the first module is forked and imported: each fork after it is cheaper. Python 3.12+ warns of a fork while
-        # a thread runs; this one takes no lock a child could need, and the warning would reach what students are shown.
-        warnings.filterwarnings("ignore", message=r"This process \(pid=\d+\) is multi-threaded", category=DeprecationWarning)
+        # While the first module is forked and imported: each fork after it is cheaper. Python 3.12+ warns of a fork
+        # while a thread runs; this one takes no lock a child could need, and the warning would reach what students are
+        # shown.
+        warnings.filterwarnings(
+            "ignore", message=r"This process \(pid=\d+\) is multi-threaded", category=DeprecationWarning
+        )
         threading.Thread(target=collapse_into_huge_pages, name="collapse", daemon=True).start()
         # A fault is said here, before any student code ran, or never: the grader trusts no later one.
         self.reply({"ok": True, "ready": True, "pid": self.pid, **({"fault": self.fault} if self.fault else {})})
@@ -342,7 +355,9 @@ class FirstProcess:
 
     def relay_request(self, request: dict, blobs: list) -> None:
         """Pass a call on to the module's child, then its answer back."""
-        self.delay_before = procfs.leader_run_delay(self.child.pid) if self.child is not None and self.child.pid else None
+        self.delay_before = (
+            procfs.leader_run_delay(self.child.pid) if self.child is not None and self.child.pid else None
+        )
         self.capped = self.cap_memory(request.get("meter"))
         try:
             wire.write_message(self.child.ends.parent_req, request, blobs)
@@ -385,7 +400,8 @@ class FirstProcess:
             left -= len(chunk)
 
     def read_from_child(self, fd: int, n: int) -> bytearray:
-        """``n`` bytes from the child's reply pipe; EOFError once the child has ended and the pipe holds nothing more."""
+        """``n`` bytes from the child's reply pipe; EOFError once the child has ended and the pipe holds nothing
+        more."""
         child, buffer, got = self.child, bytearray(), 0
         while got < n:
             if not select.select([fd], [], [], 0)[0]:
@@ -410,7 +426,8 @@ class FirstProcess:
             return
         while limit > 0:
             limit -= 1 << 16
-            try:  # pipe to pipe in the kernel where it can (the grader's end of fd 1 is a pipe): no copy through this process
+            # pipe to pipe in the kernel where it can (the grader's end of fd 1 is a pipe): no copy through this process
+            try:
                 moved = os.splice(child.ends.parent_out, 1, 1 << 16) if _SPLICE else -1
             except BlockingIOError:
                 return
@@ -441,7 +458,9 @@ class FirstProcess:
             self.reply({"ok": True, "interrupted": True, "runnable": self.runnable,
                         **({"waited": round(self.waited, 4)} if self.waited is not None else {})})
         else:
-            self.reply({"ok": False, "ended": -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)})
+            self.reply(
+                {"ok": False, "ended": -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)}
+            )
 
     def wait_child(self) -> int:
         """Kill the child's group and reap the child; its wait status (0 when there is no child to reap)."""
@@ -467,7 +486,12 @@ class FirstProcess:
         self.wait_child()
         _kill_leftovers(child.pgid, self.args.cleanup)
         self.relay_output()  # every writer is gone: the rest of what they printed, up to the end of the pipe
-        for fd in (child.ends.parent_req, child.ends.parent_rep, child.ends.parent_out, *([child.pidfd] if child.pidfd is not None else [])):
+        for fd in (
+            child.ends.parent_req,
+            child.ends.parent_rep,
+            child.ends.parent_out,
+            *([child.pidfd] if child.pidfd is not None else []),
+        ):
             try:
                 os.close(fd)
             except OSError:
@@ -476,23 +500,33 @@ class FirstProcess:
         self.wipe()
 
     def wipe(self) -> None:
-        """Nothing of one module reaches the next: no file in scratch or (own uid) in shared folders, no SysV IPC object."""
+        """Nothing of one module reaches the next: no file in scratch or (own uid) in shared folders, no SysV IPC
+        object."""
         import cleanup  # imported with torch, after the limits
 
-        for fd in (1, 2):  # the output pipe is shared with every module's process: a module may have made it non-blocking
+        for fd in (
+            1,
+            2,
+        ):  # the output pipe is shared with every module's process: a module may have made it non-blocking
             try:
                 os.set_blocking(fd, True)
             except OSError:
                 pass
-        try:  # the folder is the sandbox uid's (or, under bubblewrap, made with a fixed mode): its owner can always restore it
+        # the folder is the sandbox uid's (or, under bubblewrap, made with a fixed mode): its owner can always
+        # restore it
+        try:
             os.chmod(self.args.scratch, self.scratch_mode)
         except OSError:
             pass
         cleanup.empty_folder(self.args.scratch)  # its entries, and the folder's own timestamps and attributes
         if self.args.cleanup != "descendants":
             cleanup.remove_sysv_ipc(os.getuid())
-        cleanup.fresh_keyrings(own_uid=self.args.cleanup == "uid")  # refused under seccomp, where no test could add a key
-        if self.args.cleanup == "uid" and self.args.landlock is None:  # under Landlock nothing of the sandbox can be there
+        cleanup.fresh_keyrings(
+            own_uid=self.args.cleanup == "uid"
+        )  # refused under seccomp, where no test could add a key
+        if (
+            self.args.cleanup == "uid" and self.args.landlock is None
+        ):  # under Landlock nothing of the sandbox can be there
             cleanup.remove_entries(cleanup.entries_owned_by(os.getuid()))
 
     def cap_memory(self, meter: object) -> bool | None:
@@ -531,7 +565,8 @@ class FirstProcess:
         self.interrupted = True
         self.note_wait()
         child = self.child
-        # The kernel adds a wait to run_delay only when the thread gets a CPU: one still waiting for it now says so here.
+        # The kernel adds a wait to run_delay only when the thread gets a CPU: one still waiting for it now says so
+        # here.
         state = procfs.stat(child.pid) if child is not None and child.pid else None
         self.runnable = state is not None and state.state == "R"
         if child is not None and child.pid:
@@ -544,8 +579,15 @@ class FirstProcess:
                     pass
 
 
-def serve_module(server: ModuleServer, request: dict, blobs: list, ends: ModuleEnds, first: int, grader_fds: tuple[int, int],
-                 isolation: Isolation) -> NoReturn:
+def serve_module(
+    server: ModuleServer,
+    request: dict,
+    blobs: list,
+    ends: ModuleEnds,
+    first: int,
+    grader_fds: tuple[int, int],
+    isolation: Isolation,
+) -> NoReturn:
     """In the forked child: import the module, then answer calls on the child's own pipes until they close.
 
     The child never holds the grader's pipes: what student code writes reaches only the first process, which
@@ -573,7 +615,14 @@ def serve_module(server: ModuleServer, request: dict, blobs: list, ends: ModuleE
             os._exit(0)
 
 
-ANSWER_KEYS = ("ok", "value", "error", "seconds", "changed", "metered")  # metered: checked by the grader (metering.read_report)
+ANSWER_KEYS = (
+    "ok",
+    "value",
+    "error",
+    "seconds",
+    "changed",
+    "metered",
+)  # metered: checked by the grader (metering.read_report)
 _SPLICE = hasattr(os, "splice")
 
 

@@ -83,7 +83,12 @@ def _meter_class() -> type:
                         self.random += numel(t)
                         if self.kept_count < MAX_KEPT_RANDOM:
                             with torch._C.DisableTorchFunction():
-                                flat = t.detach().reshape(-1)[: MAX_KEPT_RANDOM - self.kept_count].to(torch.float64).clone()
+                                flat = (
+                                    t.detach()
+                                    .reshape(-1)[: MAX_KEPT_RANDOM - self.kept_count]
+                                    .to(torch.float64)
+                                    .clone()
+                                )
                             self.kept.append(flat)
                             self.kept_count += torch.Tensor.numel(flat)
             return result
@@ -110,8 +115,8 @@ def _vm_size_bytes() -> int | None:
 class _MemoryCap:
     """Lower the soft address-space limit to what the process holds now plus ``mb`` for the call, then put it back.
 
-    Only the soft limit moves (the hard one, the sandbox's, stays), so this needs no privilege; where the platform has no
-    ``resource`` or no /proc the call runs uncapped and the report says so."""
+    Only the soft limit moves (the hard one, the sandbox's, stays), so this needs no privilege; where the platform has
+    no ``resource`` or no /proc the call runs uncapped and the report says so."""
 
     def __init__(self, mb: int | None) -> None:
         self.mb, self.saved, self.applied = mb, None, False
@@ -164,11 +169,20 @@ def metered(func: Callable[..., Any], args: tuple, kwargs: dict, options: dict) 
     return value, report
 
 
-REPORT_FIELDS = ("cpu_seconds", "work", "largest_tensor", "random_elements", "random_distinct", "random_kept", "memory_capped")
+REPORT_FIELDS = (
+    "cpu_seconds",
+    "work",
+    "largest_tensor",
+    "random_elements",
+    "random_distinct",
+    "random_kept",
+    "memory_capped",
+)
 
 
 def read_report(report: Any) -> dict[str, Any]:
-    """A cost report as it came back over the wire, checked (the grader's side): known fields, finite non-negative numbers."""
+    """A cost report as it came back over the wire, checked (the grader's side): known fields, finite non-negative
+    numbers."""
     if not isinstance(report, dict):
         raise ValueError("a metered call came back without its cost")
     checked: dict[str, Any] = {}

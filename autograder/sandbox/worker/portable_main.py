@@ -23,7 +23,8 @@ import wire  # noqa: E402
 
 
 def _channels() -> tuple:
-    """Private copies of stdin and stdout for the wire; the student's code gets an empty stdin and stdout joins stderr."""
+    """Private copies of stdin and stdout for the wire; the student's code gets an empty stdin and stdout joins
+    stderr."""
     requests = os.fdopen(os.dup(0), "rb", buffering=0)
     replies = os.fdopen(os.dup(1), "wb", buffering=0)
     null = os.open(os.devnull, os.O_RDONLY)
@@ -69,7 +70,9 @@ def main() -> None:
             os._exit(0)
         reply, op = replier(request.get("id")), request.get("op")
         if op == "import" and served:
-            baseline.restore(server.submission)  # first: what serving changes itself (the import guard among it) is no change
+            baseline.restore(
+                server.submission
+            )  # first: what serving changes itself (the import guard among it) is no change
             server.modules.clear()
             changed = baseline.changes(own_threads=server.watch.threads)
             if changed:
@@ -79,7 +82,9 @@ def main() -> None:
         if op in ("import", "call"):
             server.handle(request, blobs, reply)
         else:
-            reply({"ok": False, "error": {"type": "ProtocolError", "message": f"unexpected op {op!r}", "traceback": ""}})
+            reply(
+                {"ok": False, "error": {"type": "ProtocolError", "message": f"unexpected op {op!r}", "traceback": ""}}
+            )
 
 
 if __name__ == "__main__":

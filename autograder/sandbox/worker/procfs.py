@@ -57,9 +57,13 @@ def status(pid: int | str) -> Status | None:
         with open(f"{PROC}/{pid}/status", "rb") as f:
             fields = dict(line.split(b":", 1) for line in f if b":" in line)
         size = fields.get(b"VmSize")
-        return Status(uid=int(fields[b"Uid"].split()[0]), state=fields[b"State"].split()[0].decode("ascii", "replace"),
-                      threads=int(fields.get(b"Threads", b"1")), nspids=tuple(int(p) for p in fields.get(b"NSpid", b"").split()),
-                      vm_size_kb=int(size.split()[0]) if size else None)
+        return Status(
+            uid=int(fields[b"Uid"].split()[0]),
+            state=fields[b"State"].split()[0].decode("ascii", "replace"),
+            threads=int(fields.get(b"Threads", b"1")),
+            nspids=tuple(int(p) for p in fields.get(b"NSpid", b"").split()),
+            vm_size_kb=int(size.split()[0]) if size else None,
+        )
     except (OSError, ValueError, IndexError, KeyError):
         return None
 
@@ -101,7 +105,8 @@ def environ(pid: int | str) -> list[bytes] | None:
 
 
 def memory_map(pid: int | str) -> list[tuple[int, int, str, str]]:
-    """(start, end, permissions, path) of each mapping of ``pid`` (path "" for anonymous memory; [] where unreadable)."""
+    """(start, end, permissions, path) of each mapping of ``pid`` (path "" for anonymous memory; [] where
+    unreadable)."""
     try:
         with open(f"{PROC}/{pid}/maps", encoding="utf-8", errors="replace") as f:
             lines = f.read().splitlines()
@@ -142,9 +147,15 @@ def standing(pid: int | str) -> Standing | None:
             cpus = next((line.split(b":", 1)[1].strip() for line in f if line.startswith(b"Cpus_allowed_list:")), b"")
         with open(f"{PROC}/{pid}/limits", "rb") as f:
             limits = f.read()
-        return Standing(state=fields[0].decode("ascii", "replace"), nice=int(fields[16]), rt_priority=int(fields[37]),
-                        policy=int(fields[38]), cpus=cpus.decode("ascii", "replace"), limits=limits.decode("ascii", "replace"),
-                        io_priority=io_priority(int(pid)))
+        return Standing(
+            state=fields[0].decode("ascii", "replace"),
+            nice=int(fields[16]),
+            rt_priority=int(fields[37]),
+            policy=int(fields[38]),
+            cpus=cpus.decode("ascii", "replace"),
+            limits=limits.decode("ascii", "replace"),
+            io_priority=io_priority(int(pid)),
+        )
     except (OSError, ValueError, IndexError):
         return None
 

@@ -7,8 +7,9 @@ could depend on. ``Baseline`` is taken once torch is imported; before the next m
 - what ordinary code changes by accident or on purpose: torch's and numpy's settings (default dtype, grad mode,
   deterministic algorithms, threads, modes on the torch-function and dispatch stacks, print options, numpy's error
   handling), the dispatcher's operators, kernels and fallbacks (a ``torch.library`` kernel put in place of aten's, a
-  custom op) and the thread's dispatch keys, any attribute of torch, torch.Tensor, numpy, math, builtins and the other libraries listed below
-  (a function replaced, say), threads left running, signal handlers, the environment, the interpreter's hooks;
+  custom op) and the thread's dispatch keys, any attribute of torch, torch.Tensor, numpy, math, builtins and the other
+  libraries listed below (a function replaced, say), threads left running, signal handlers, the environment, the
+  interpreter's hooks;
 - what the serving itself changes is restored, not compared: the import path, the import guard, the working folder,
   and the random states of torch, numpy and ``random`` (a fresh process starts with the same ones).
 
@@ -29,9 +30,31 @@ import warnings
 from typing import Any
 
 # Libraries whose attributes student code reaches; a new attribute that is a module is a lazy import, not a change.
-WATCHED = ("builtins", "math", "cmath", "random", "operator", "functools", "itertools", "os", "time", "numpy", "numpy.linalg",
-           "numpy.random", "numpy.fft", "torch", "torch.nn", "torch.nn.functional", "torch.nn.init", "torch.linalg", "torch.fft",
-           "torch.special", "torch.autograd", "torch.random", "torch.distributions")
+WATCHED = (
+    "builtins",
+    "math",
+    "cmath",
+    "random",
+    "operator",
+    "functools",
+    "itertools",
+    "os",
+    "time",
+    "numpy",
+    "numpy.linalg",
+    "numpy.random",
+    "numpy.fft",
+    "torch",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.linalg",
+    "torch.fft",
+    "torch.special",
+    "torch.autograd",
+    "torch.random",
+    "torch.distributions",
+)
 WATCHED_CLASSES = ("torch.Tensor", "torch.nn.Module", "numpy.ndarray")
 
 
@@ -91,9 +114,21 @@ def _settings(loaded: frozenset[str]) -> dict[str, Any]:
     read("exit handlers", atexit._ncallbacks)
     read("garbage collector", lambda: (gc.isenabled(), gc.get_threshold(), len(gc.callbacks)))
     read("warnings filters", lambda: (list(warnings.filters), id(warnings.showwarning)))
-    read("interpreter hooks", lambda: (sys.gettrace(), sys.getprofile(), sys.getrecursionlimit(), sys.getswitchinterval(),
-                                       id(sys.displayhook), id(sys.excepthook), id(sys.stdout), id(sys.stderr), id(sys.stdin),
-                                       list(map(id, sys.path_hooks))))
+    read(
+        "interpreter hooks",
+        lambda: (
+            sys.gettrace(),
+            sys.getprofile(),
+            sys.getrecursionlimit(),
+            sys.getswitchinterval(),
+            id(sys.displayhook),
+            id(sys.excepthook),
+            id(sys.stdout),
+            id(sys.stderr),
+            id(sys.stdin),
+            list(map(id, sys.path_hooks)),
+        ),
+    )
     read("loaded libraries", lambda: {name: id(module) for name, module in list(sys.modules.items()) if name in loaded})
     return found
 
@@ -104,7 +139,9 @@ def _dispatcher(torch: Any) -> int:
     fallbacks. Reading all of them takes about 0.1 s, a small part of the torch import a fresh process costs."""
     tables = tuple(torch._C._dispatch_dump(name) for name in sorted(torch._C._dispatch_get_all_op_names()))
     keys = [getattr(torch._C.DispatchKey, k) for k in dir(torch._C.DispatchKey) if not k.startswith("_")]
-    fallbacks = tuple(str(k) for k in keys if isinstance(k, torch._C.DispatchKey) and torch._C._dispatch_has_backend_fallback(k))
+    fallbacks = tuple(
+        str(k) for k in keys if isinstance(k, torch._C.DispatchKey) and torch._C._dispatch_has_backend_fallback(k)
+    )
     return hash((tables, fallbacks))
 
 
@@ -141,7 +178,8 @@ class Baseline:
         self.random_states = _random_states()
 
     def changes(self, own_threads: int = 0) -> list[str]:
-        """What differs from the baseline (``own_threads``: threads the serving itself started since), worded for a log."""
+        """What differs from the baseline (``own_threads``: threads the serving itself started since), worded for a
+        log."""
         found = []
         namespaces = _namespaces()
         now = _identities(namespaces)
@@ -153,13 +191,17 @@ class Baseline:
             found += [f"{space}.{key} was added" for key in after.keys() - before.keys()
                       if not isinstance(namespaces[space].get(key), type(sys))]
         settings = _settings(self.loaded)
-        settings["threads"] = settings["threads"] - own_threads if isinstance(settings["threads"], int) else settings["threads"]
+        settings["threads"] = (
+            settings["threads"] - own_threads if isinstance(settings["threads"], int) else settings["threads"]
+        )
         for name, value in self.settings.items():
             now_value = settings.get(name)
             if now_value != value:
                 keys = []
                 if isinstance(value, dict) and isinstance(now_value, dict):
-                    keys = sorted(str(k) for k in value.keys() | now_value.keys() if value.get(k) != now_value.get(k))[:5]
+                    keys = sorted(str(k) for k in value.keys() | now_value.keys() if value.get(k) != now_value.get(k))[
+                        :5
+                    ]
                 found.append(f"{name} changed" + (f" ({', '.join(keys)})" if keys else ""))
         return found
 
@@ -168,7 +210,9 @@ class Baseline:
         root = os.path.join(os.path.abspath(submission), "")
         for name, module in list(sys.modules.items()):
             where = getattr(module, "__file__", None)
-            if isinstance(where, str) and os.path.isabs(where) and where.startswith(root):  # torch.ops has a relative one
+            if (
+                isinstance(where, str) and os.path.isabs(where) and where.startswith(root)
+            ):  # torch.ops has a relative one
                 del sys.modules[name]
         for key in [k for k in sys.path_importer_cache if isinstance(k, str) and os.path.join(k, "").startswith(root)]:
             del sys.path_importer_cache[key]

@@ -134,14 +134,16 @@ def encode_result(value: Any) -> tuple[Any, list]:
 
 _monotonic = time.monotonic  # the watch's clocks, as the worker found them (student code may replace time's functions)
 _process_time = time.process_time
-STACK_MARK = b"\x00autograder-stack "  # sandbox.output finds the line that follows it, and keeps it from the student's output
+STACK_MARK = (
+    b"\x00autograder-stack "  # sandbox.output finds the line that follows it, and keeps it from the student's output
+)
 PIPE_BUF = 4096  # a write to a pipe of at most this many bytes is never interleaved with another process's or thread's
 
 
 class StackAtLimit:
     """Just before the grader stops a call at its limit, write where it is: the file, line and function a student is
-    told it was stopped in. One ``os.write`` of at most ``PIPE_BUF`` bytes to stderr, which the grader collects with what
-    the code prints; so even a flood of output cannot split it. A thread, not a signal: the same on every platform.
+    told it was stopped in. One ``os.write`` of at most ``PIPE_BUF`` bytes to stderr, which the grader collects with
+    what the code prints; so even a flood of output cannot split it. A thread, not a signal: the same on every platform.
 
     One thread per process, started at its first ``arm`` and woken by each later one: starting and ending a thread
     costs a test's process a millisecond or more, and a test arms the watch for its import and again for each call."""
@@ -228,8 +230,11 @@ def argument_makers(callables: str | None = None) -> dict[str, Callable[..., Any
         from .callables import build
     else:
         from callables import build
-    return {"tensor": lambda a: torch.from_numpy(a.copy()), "generator": lambda seed: torch.Generator().manual_seed(seed),
-            "named": lambda name, source=None: build(name, source if source is not None else callables)}
+    return {
+        "tensor": lambda a: torch.from_numpy(a.copy()),
+        "generator": lambda seed: torch.Generator().manual_seed(seed),
+        "named": lambda name, source=None: build(name, source if source is not None else callables),
+    }
 
 
 def _digest(value: Any, into: Any) -> None:
@@ -240,8 +245,15 @@ def _digest(value: Any, into: Any) -> None:
         with torch._C.DisableTorchFunction():
             t = torch.Tensor.detach(value).cpu()
             into.update(f"{t.dtype}{tuple(t.shape)}".encode())
-            if not t.is_complex():  # hashed in place: no copy of a large input (the worker's memory is the student's room)
-                into.update(np.ascontiguousarray(torch.Tensor.numpy(t.resolve_conj().resolve_neg())).reshape(-1).view(np.uint8).data)
+            if (
+                not t.is_complex()
+            ):  # hashed in place: no copy of a large input (the worker's memory is the student's room)
+                into.update(
+                    np.ascontiguousarray(torch.Tensor.numpy(t.resolve_conj().resolve_neg()))
+                    .reshape(-1)
+                    .view(np.uint8)
+                    .data
+                )
     elif isinstance(value, np.ndarray):
         into.update(f"{value.dtype}{value.shape}".encode())
         into.update(np.ascontiguousarray(value).reshape(-1).view(np.uint8).data)
@@ -271,7 +283,8 @@ def fingerprints(func: Callable, args: tuple, kwargs: dict) -> dict[str, str]:
 
 
 def changed_arguments(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    """The arguments whose tensors or arrays the call modified in place (SPEC: functions never modify their arguments)."""
+    """The arguments whose tensors or arrays the call modified in place (SPEC: functions never modify their
+    arguments)."""
     return [name[:80] for name, digest in before.items() if after.get(name) != digest][:20]
 
 
@@ -302,7 +315,9 @@ class ModuleServer:
         folder = os.path.join(self.submission, folder_name(request.get("folder")))
         sys.path.insert(0, folder)  # this runs in the module's own process, so nothing leaks to the next
         os.chdir(folder)
-        if "allowed" in request:  # the grading environment's packages: student code may import those and the standard library
+        if (
+            "allowed" in request
+        ):  # the grading environment's packages: student code may import those and the standard library
             imports.install(self.submission, request["allowed"])
         start = time.perf_counter()
         self.watch.arm(request)

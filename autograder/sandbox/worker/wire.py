@@ -20,9 +20,13 @@ MAX_MESSAGE_BYTES = 512 * 1024 * 1024
 MAX_HEADER_BYTES = 8 << 20  # the JSON part: a value tree of plain data, never the arrays themselves
 MAX_BLOBS = 4096  # arrays in one message
 MAX_DEPTH = 16
-MAX_REPLY_BYTES = 256 << 20  # arrays in one reply (the worker refuses more before sending; a message may hold twice that)
+MAX_REPLY_BYTES = (
+    256 << 20
+)  # arrays in one reply (the worker refuses more before sending; a message may hold twice that)
 MAX_TEXT = 4000  # characters of an error's type, message or traceback in a reply
-WORKER_BROKEN = 70  # the worker's exit status when a module broke the worker's own code (replaced Python built-ins, say)
+WORKER_BROKEN = (
+    70  # the worker's exit status when a module broke the worker's own code (replaced Python built-ins, say)
+)
 _LEN = struct.Struct("<Q")
 PIPE_BYTES = 1 << 20  # Linux's largest pipe buffer for any user
 
@@ -128,12 +132,19 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
         if array.dtype.name not in ALLOWED_DTYPES:
             return {"t": "unsupported", "type": f"{kind} of dtype {array.dtype.name}"}
         blobs.append(array)
-        return {"t": "array", "kind": kind, "dtype": array.dtype.name, "shape": list(array.shape), "blob": len(blobs) - 1}
+        return {
+            "t": "array",
+            "kind": kind,
+            "dtype": array.dtype.name,
+            "shape": list(array.shape),
+            "blob": len(blobs) - 1,
+        }
 
     try:
         return enc(value, 0), blobs
     finally:
-        enc = enc_array = None  # noqa: F841 - the nested functions refer to each other: without this, their cycle keeps the arrays until a collection
+        # the nested functions refer to each other: without this, their cycle keeps the arrays until a collection
+        enc = enc_array = None  # noqa: F841
 
 
 def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
@@ -177,11 +188,13 @@ def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
     try:
         return dec(tree, 0)
     finally:
-        dec = None  # noqa: F841 - it refers to itself: without this, the cycle keeps the received arrays alive until a collection
+        # it refers to itself: without this, the cycle keeps the received arrays alive until a collection
+        dec = None  # noqa: F841
 
 
 def write_message(fd: int, header: dict, blobs: list[np.ndarray], write_all=None) -> None:
-    """Write one framed message: header length, header JSON, then each blob's bytes; ``write_all(fd, data)`` may impose a deadline."""
+    """Write one framed message: header length, header JSON, then each blob's bytes; ``write_all(fd, data)`` may impose
+    a deadline."""
     write_all = write_all or _write_all
     total = sum(b.nbytes for b in blobs)
     if total > MAX_MESSAGE_BYTES:
@@ -208,8 +221,11 @@ def read_message(fd: int, read_exact=None, max_blob_bytes: int = MAX_MESSAGE_BYT
     return header, blobs
 
 
-def read_header(fd: int, read_exact=None, max_blob_bytes: int = MAX_MESSAGE_BYTES) -> tuple[dict, list[tuple[int, str]]]:
-    """Read a message's header and check its blob table; return (header, [(size, dtype), ...]), the blobs still unread."""
+def read_header(
+    fd: int, read_exact=None, max_blob_bytes: int = MAX_MESSAGE_BYTES
+) -> tuple[dict, list[tuple[int, str]]]:
+    """Read a message's header and check its blob table; return (header, [(size, dtype), ...]), the blobs still
+    unread."""
     read_exact = read_exact or _read_exact
     (head_len,) = _LEN.unpack(read_exact(fd, _LEN.size))
     if head_len > MAX_HEADER_BYTES:
@@ -221,7 +237,12 @@ def read_header(fd: int, read_exact=None, max_blob_bytes: int = MAX_MESSAGE_BYTE
     if not isinstance(header, dict):
         raise WireError("header is not an object")
     sizes, dtypes = header.pop("blob_sizes", []), header.pop("blob_dtypes", [])
-    if not isinstance(sizes, list) or not isinstance(dtypes, list) or len(sizes) != len(dtypes) or len(sizes) > MAX_BLOBS:
+    if (
+        not isinstance(sizes, list)
+        or not isinstance(dtypes, list)
+        or len(sizes) != len(dtypes)
+        or len(sizes) > MAX_BLOBS
+    ):
         raise WireError("bad blob table")
     if any(type(s) is not int or s < 0 for s in sizes) or sum(sizes) > max_blob_bytes:
         raise WireError(f"bad blob table (sizes must be counts of bytes adding up to at most {max_blob_bytes})")
@@ -243,7 +264,8 @@ def frame(header: dict, blob_table: list[tuple[int, str]]) -> bytes:
 
 
 def stream_reader(stream: Any) -> Any:
-    """A ``read_exact`` for ``read_message`` that reads from a binary file object (the portable path's pipes) instead of an fd."""
+    """A ``read_exact`` for ``read_message`` that reads from a binary file object (the portable path's pipes) instead of
+    an fd."""
 
     def read_exact(_fd: Any, n: int) -> bytearray:
         buffer, got = bytearray(n), 0
