@@ -133,16 +133,45 @@ def _settings(loaded: frozenset[str]) -> dict[str, Any]:
     return found
 
 
-def _dispatcher(torch: Any) -> int:
-    """A digest of every operator the dispatcher knows and every kernel registered for each (where it was registered:
-    a kernel that ``torch.library`` put in place of aten's, or a new custom op, changes it), and of its backend
-    fallbacks. Reading all of them takes about 0.1 s, a small part of the torch import a fresh process costs."""
-    tables = tuple(torch._C._dispatch_dump(name) for name in sorted(torch._C._dispatch_get_all_op_names()))
+def _dispatcher(torch: Any) -> tuple:
+    """What the dispatcher holds that a module could change for the next: its operators (a custom op), every operator's
+    kernels (a ``torch.library`` kernel put in place of aten's), the extensions loaded and the backend fallbacks."""
     keys = [getattr(torch._C.DispatchKey, k) for k in dir(torch._C.DispatchKey) if not k.startswith("_")]
     fallbacks = tuple(
         str(k) for k in keys if isinstance(k, torch._C.DispatchKey) and torch._C._dispatch_has_backend_fallback(k)
     )
-    return hash((tables, fallbacks))
+    names = tuple(sorted(torch._C._dispatch_get_all_op_names()))
+    return hash(names), _kernels(torch, names), len(getattr(torch.ops, "loaded_libraries", ())), fallbacks
+
+
+_LIBRARIES_MADE = [0]
+_KERNELS_AT_START: list[int] = []  # every operator's kernels as first read, while no library had been made
+
+
+def _kernels(torch: Any, names: tuple[str, ...]) -> int:
+    """A digest of every operator's kernels. Every ``torch.library`` kernel, op or fallback is registered through a
+    library made after torch's import, so while none has been made they are as first read: reading them all takes about
+    0.24 s, counting costs nothing. Once one was made they are read each time (one destroyed again reads as before)."""
+    if _libraries_made(torch) == 0 and _KERNELS_AT_START:
+        return _KERNELS_AT_START[0]
+    digest = hash(tuple(torch._C._dispatch_dump(name) for name in names))
+    if _libraries_made(torch) == 0:
+        _KERNELS_AT_START.append(digest)
+    return digest
+
+
+def _libraries_made(torch: Any) -> int:
+    """How many dispatcher libraries were made since the first call, which puts a counter in front of their maker."""
+    make = torch._C._dispatch_library
+    if not getattr(make, "autograder_counts", False):
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            _LIBRARIES_MADE[0] += 1
+            return make(*args, **kwargs)
+
+        counted.autograder_counts = True
+        torch._C._dispatch_library = counted
+    return _LIBRARIES_MADE[0]
 
 
 def _readable(signum: signal.Signals) -> bool:
