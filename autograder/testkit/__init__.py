@@ -6,7 +6,7 @@ fails with a message that says what was called, what was expected, what came bac
 """
 
 from ..sandbox.errors import StudentCallError
-from ..sandbox.worker.wire import Named, Seeded
+from ..sandbox.worker.wire import GlobalSeed, Named, Seeded
 from .background import Background
 from .calls import Call, expect_raises, known_mistake, reference_value
 from .cases import test_case
@@ -31,7 +31,7 @@ from .scaling import expect_linear_in_tokens
 from .stats import chi2_cdf, f_isf, f_sf
 
 __all__ = [
-    "Background", "Call", "CheckFailure", "FLOAT32", "FLOAT64", "Named", "Seeded", "StudentCallError", "Tolerance",
+    "Background", "Call", "CheckFailure", "FLOAT32", "FLOAT64", "GlobalSeed", "Named", "Seeded", "StudentCallError", "Tolerance",
     "chi2_cdf", "describe", "difference", "difference_keys", "expect_between", "expect_equal", "expect_linear_in_tokens", "expect_raises", "expect_true", "f_isf", "f_sf",
     "fail", "known_mistake", "measured_macs", "problem_support", "rand", "randint", "randn", "reference_value", "revealing",
     "tensor", "test_case",
