@@ -106,9 +106,8 @@ def problem_budget(problem: Problem) -> float:
 def time_bound(assignment: Assignment, restart_seconds: float = RESTART_SECONDS) -> float:
     """Worst-case seconds spent in student code and worker restarts for one submission.
 
-    The first start, then per problem: its budget, one last call that may overrun it, a restart
-    after each call that counted as the full limit (at most BUDGET_FACTOR of them: a crash, or a
-    timeout the worker could not absorb) and one when switching modules. The grader's own work comes on
+    The first start, then per problem: its budget, one last call that may overrun it, and at most BUDGET_FACTOR
+    worker restarts (``problem_bound`` says why). The grader's own work comes on
     top: recorded values and hints, and stopping a call (milliseconds when the worker answers the interrupt,
     up to ``sandbox.process.INTERRUPT_SECONDS`` before a worker that does not is killed); the deadline rule
     covers a machine slow enough for that to matter.
@@ -117,10 +116,19 @@ def time_bound(assignment: Assignment, restart_seconds: float = RESTART_SECONDS)
 
 
 def problem_bound(problem: Problem, restart_seconds: float = RESTART_SECONDS) -> float:
-    """One problem's share of ``time_bound``: its budget, one last call, and ``BUDGET_FACTOR + 1`` restarts. A call is
-    charged at least the wall clock it did not spend waiting for a CPU, and a call's wall-clock backstop never reaches
-    past its module's budget by more than its limit (``CallGuard``), so the last call adds at most one limit."""
-    return problem_budget(problem) + problem.limits.call_seconds + (BUDGET_FACTOR + 1) * restart_seconds
+    """One problem's share of ``time_bound``: its budget, one last call, and ``BUDGET_FACTOR`` restarts.
+
+    A call is charged at least the wall clock it did not spend waiting for a CPU (at Gradescope's share its CPU time
+    over ``CPU_SHARE`` is its wall clock), and a call's wall-clock backstop never reaches past its module's budget by
+    more than its limit (``CallGuard``), so the last call adds at most one limit.
+
+    Restarts (``WorkerSession``, as on Gradescope): switching modules forks a fresh child of the same worker; only an
+    exchange that loses the worker (a call stopped or crashed, a reset the grader's check fails) starts a new one, and
+    each is charged at least the full limit.
+    Every such exchange but the last is followed by an admitted call of the module (a reset needs its module imported
+    again), admitted only while less than ``BUDGET_FACTOR`` limits are spent: so at most ``BUDGET_FACTOR`` of them.
+    """
+    return problem_budget(problem) + problem.limits.call_seconds + BUDGET_FACTOR * restart_seconds
 
 
 def deadline_seconds(assignment: Assignment) -> float:
@@ -130,9 +138,7 @@ def deadline_seconds(assignment: Assignment) -> float:
 
 def room_for_a_problem(assignment: Assignment) -> float:
     """The largest call limit one more problem could have with the worst case still inside the deadline (<= 0: none)."""
-    left = (
-        deadline_seconds(assignment) - GRADER_SECONDS - time_bound(assignment) - (BUDGET_FACTOR + 1) * RESTART_SECONDS
-    )
+    left = deadline_seconds(assignment) - GRADER_SECONDS - time_bound(assignment) - BUDGET_FACTOR * RESTART_SECONDS
     return math.floor(left / (BUDGET_FACTOR + 1) * 10) / 10
 
 
@@ -144,7 +150,7 @@ def bound_problem(assignment: Assignment) -> str | None:
         return None
     over = bound + GRADER_SECONDS - deadline
     per_second = BUDGET_FACTOR + 1  # a second of call limit costs its budget share and the last call's second
-    fixed = RESTART_SECONDS + len(assignment.problems) * (BUDGET_FACTOR + 1) * RESTART_SECONDS
+    fixed = RESTART_SECONDS + len(assignment.problems) * BUDGET_FACTOR * RESTART_SECONDS
     shares = ", ".join(f"{p.module} {p.limits.call_seconds:g} s -> {problem_bound(p):g} s" for p in assignment.problems)
     minutes = math.ceil((bound + GRADER_SECONDS) / DEADLINE_FRACTION / 60)
     lines = [
@@ -152,8 +158,7 @@ def bound_problem(assignment: Assignment) -> str | None:
         "for otter "
         f"and the grader, passes the deadline of {deadline:g} s ({DEADLINE_FRACTION:.0%} of the "
         f"{assignment.gradescope.timeout_minutes:g}-minute timeout) by {over:g} s.",
-        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR + 1} "
-        "worker "
+        f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR} worker "
         f"restarts of {RESTART_SECONDS:g} s: {shares}; plus the first start, {RESTART_SECONDS:g} s.",
     ]
     if fixed + GRADER_SECONDS < deadline:

@@ -25,6 +25,7 @@ def to_array(v: Any) -> tuple[np.ndarray, str] | None:
 GRADER_MAKE = {
     "tensor": lambda a: a,
     "generator": lambda seed: wire.Seeded(seed),
+    "global_seed": lambda seed: wire.GlobalSeed(seed),
     "named": lambda name, source=None: wire.Named(name),  # a marker only: the grader builds nothing a reply names
 }
 

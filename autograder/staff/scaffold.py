@@ -123,7 +123,7 @@ title: {title}
 LIMIT = '''\
 limits:
   # The most the time rules leave for one more problem when it was created (`python -m autograder config`): every
-  # problem's worst case (4 x its limit + one last call + 5 worker restarts) must end before Gradescope's deadline.
+  # problem's worst case (4 x its limit + one last call + 4 worker restarts) must end before Gradescope's deadline.
   call_seconds: {seconds:g}
 '''
 

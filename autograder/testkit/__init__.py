@@ -6,7 +6,7 @@ fails with a message that says what was called, what was expected, what came bac
 """
 
 from ..sandbox.errors import StudentCallError
-from ..sandbox.worker.wire import Named, Seeded
+from ..sandbox.worker.wire import GlobalSeed, Named, Seeded
 from .background import Background
 from .calls import Call, expect_raises, known_mistake, reference_value
 from .cases import test_case
@@ -36,6 +36,7 @@ __all__ = [
     "CheckFailure",
     "FLOAT32",
     "FLOAT64",
+    "GlobalSeed",
     "Named",
     "Seeded",
     "StudentCallError",

@@ -163,18 +163,32 @@ def test_the_stated_worst_case_never_reaches_the_deadline(assignment):
 
 
 def test_a_problem_that_breaks_the_bound_is_told_which_limits_to_change(assignment):
-    extra = dataclasses.replace(assignment.problems[0], module="multi_query", limits=manifest.Limits(call_seconds=5))
+    extra = dataclasses.replace(assignment.problems[0], module="multi_query", limits=manifest.Limits(call_seconds=12))
     more = dataclasses.replace(assignment, problems=(*assignment.problems, extra))
     over = time_rules.time_bound(more) + time_rules.GRADER_SECONDS - time_rules.deadline_seconds(more)
     assert over > 0
     text = time_rules.bound_problem(more)
-    assert f"by {over:g} s" in text and "multi_query 5 s -> " in text
+    assert f"by {over:g} s" in text and "multi_query 12 s -> " in text
     cut = float(text.split("take ")[1].split(" s off")[0])
-    fitted = dataclasses.replace(extra, limits=manifest.Limits(call_seconds=5 - cut))
+    fitted = dataclasses.replace(extra, limits=manifest.Limits(call_seconds=12 - cut))
     assert time_rules.bound_problem(dataclasses.replace(more, problems=(*assignment.problems, fitted))) is None
     minutes = int(text.split("gradescope.timeout_minutes in assignment.yaml to ")[1].split()[0])
     longer = dataclasses.replace(more.gradescope, timeout_minutes=minutes)
     assert time_rules.bound_problem(dataclasses.replace(more, gradescope=longer)) is None
+
+
+def test_a_problem_s_worst_case_counts_one_worker_restart_per_limit_its_budget_holds(assignment):
+    # Each exchange that loses the worker is charged the full limit, and all but the last precede an admitted call.
+    problem = assignment.problem("qkv_arithmetic")
+    seconds = problem.limits.call_seconds
+    restarts = (time_rules.problem_bound(problem, restart_seconds=1.0) - time_rules.problem_bound(problem, restart_seconds=0.0))
+    assert restarts == time_rules.BUDGET_FACTOR
+    assert time_rules.problem_bound(problem, restart_seconds=0.0) == time_rules.problem_budget(problem) + seconds
+
+
+def test_a_seventh_problem_of_today_s_size_fits_at_the_default_call_limit(assignment):
+    defaults = [p.limits.call_seconds for p in assignment.problems]
+    assert time_rules.room_for_a_problem(assignment) >= min(defaults) == 5
 
 
 def test_room_for_a_problem_is_the_largest_call_limit_that_still_fits(assignment):

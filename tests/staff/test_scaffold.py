@@ -15,7 +15,7 @@ import zipfile
 
 from autograder.grading import time_rules
 from autograder.model import manifest, paths
-from autograder.staff import validation
+from autograder.staff import scaffold, validation
 
 COPIED = ("autograder", "assignments", "reference", "student_template", "docs", "requirements.txt", "requirements-dev.txt",
           "requirements-student.txt")
@@ -118,15 +118,23 @@ def test_the_scaffold_validates_as_it_stands_in_its_files(tmp_path):
     docstring = stub.split('"""')[1]
     assert docstring.startswith(f"Problem {len(assignment.modules)}: Multi query attention.") and "python -m autograder check" in docstring
     assert "reference" not in docstring.lower() and "solution" not in docstring.lower()
-    # Its call limit is what the time rules leave; the note says what to change to give it the default.
-    limit = problem.limits.call_seconds
-    assert limit < 5 and (f"note: its call limit is {limit:g} s, the most the time rules leave for one more problem"
-                          in proc.stdout), proc.stdout
-    assert "raise gradescope.timeout_minutes in assignment.yaml to 11" in proc.stdout and "to give it 5 s" in proc.stdout
+    # A seventh problem of today's size fits the time bound at the assignment's default call limit: none is written.
+    assert problem.limits.call_seconds == 5 and "call_seconds" not in (folder / "problem.yaml").read_text()
+    assert "note: its call limit" not in proc.stdout, proc.stdout
     assert f"## {NEW}" in (root / "docs" / "spec_coverage.md").read_text()
     # The assignment's comments and order survive the listing.
     text = (root / "assignments" / "assignment.yaml").read_text()
     assert text.index("- causal_linear_attention") < text.index(f"- {NEW}") < text.index("problem_defaults:")
+
+
+def test_a_problem_the_time_rules_leave_less_than_the_default_gets_what_is_left_and_what_to_change(assignment):
+    # Six problems of today's size and one more of 3 s leave an eighth less than the default 5 s.
+    extra = dataclasses.replace(assignment.problems[0], module="seventh", limits=manifest.Limits(call_seconds=3))
+    fuller = dataclasses.replace(assignment, problems=(*assignment.problems, extra))
+    limit, note = scaffold._call_limit(fuller)
+    assert limit == time_rules.room_for_a_problem(fuller) and 0 < limit < 5
+    assert note.startswith(f"its call limit is {limit:g} s, the most the time rules leave for one more problem"), note
+    assert "raise gradescope.timeout_minutes in assignment.yaml to 11" in note and "to give it 5 s" in note, note
 
 
 def test_a_seventh_problem_written_in_its_folder_works_with_every_command(tmp_path):
@@ -188,7 +196,7 @@ def test_a_seventh_problem_past_the_time_bound_stops_build_saying_what_to_change
     root = copy_project(tmp_path / "project")
     assert autograder(root, "new-problem", NEW).returncode == 0
     problem_yaml = root / "assignments" / NEW / "problem.yaml"
-    problem_yaml.write_text("title: Multi-query attention\nlimits:\n  call_seconds: 5\n")
+    problem_yaml.write_text("title: Multi-query attention\nlimits:\n  call_seconds: 12\n")  # today's largest: past the bound
     proc = autograder(root, "build", "--out", str(tmp_path / "a.zip"))
     assert proc.returncode == 2 and not (tmp_path / "a.zip").exists()
     assert "passes the deadline" in proc.stderr and "call limits" in proc.stderr and "timeout_minutes" in proc.stderr
@@ -198,6 +206,6 @@ def test_a_seventh_problem_past_the_time_bound_stops_build_saying_what_to_change
 
 def test_validate_s_time_table_misses_and_says_what_to_change_when_a_problem_breaks_the_bound(assignment):
     assert validation.time_table(assignment).misses == 0
-    extra = dataclasses.replace(assignment.problems[0], module=NEW, limits=manifest.Limits(call_seconds=5))
+    extra = dataclasses.replace(assignment.problems[0], module=NEW, limits=manifest.Limits(call_seconds=12))
     table = validation.time_table(dataclasses.replace(assignment, problems=(*assignment.problems, extra)))
-    assert table.misses == 1 and "To fit" in table.note and f"{NEW} 5 s" in table.note
+    assert table.misses == 1 and "To fit" in table.note and f"{NEW} 12 s" in table.note

@@ -12,6 +12,7 @@ import numpy as np
 from autograder.testkit import (
     Background,
     Call,
+    GlobalSeed,
     Seeded,
     describe,
     expect_linear_in_tokens,
@@ -121,7 +122,7 @@ def test_rff_attention_long_sequence_in_linear_memory(random_features):
                             instead="sum phi(k_j) v_j^T and phi(k_j) over the keys once, then reuse them for every query")
 
 
-@test_case(points=0.5, hidden=True)
+@test_case(points=0.25, hidden=True)
 def test_frequencies_law_without_generator(random_features):
     # generator=None draws from torch's global random state. False-failure chance at most 2e-7, by the exact bounds
     # in frequency_law_problems (moments, row lengths, independence of consecutive rows).
@@ -139,6 +140,22 @@ def test_frequencies_law_without_generator(random_features):
                 "draw from torch's global random state (torch.randn(..., generator=None)), which each draw moves on and "
                 "torch.manual_seed sets, never from a generator or a seed of your own\n"
                 + known_mistake("random_features", "freq_fixed_seed_without_generator"), called=second.shown)
+
+
+@test_case(points=0.25, hidden=True)
+def test_frequencies_follow_torch_manual_seed(random_features):
+    # generator=None draws from torch's global random state, so torch.manual_seed decides the draw: the same seed, set
+    # where the call runs just before it, gives the same frequencies, another seed others. Correct answers may draw in
+    # another order (fair/other_draw_order.py), so a draw is compared with the student's own, not the reference's.
+    D, n = 3, 32
+    calls = [Call(random_features.sample_frequencies, D, n, generator=GlobalSeed(seed)) for seed in (21, 21, 22)]
+    first, again, other = (np.asarray(call.result(), dtype=np.float64) for call in calls)
+    hint = ("with generator=None, draw from torch's global random state (torch.randn(..., generator=None)), which "
+            "torch.manual_seed sets\n" + known_mistake("random_features", "freq_numpy_global_generator"))
+    expect_true(np.array_equal(first, again), "after the same torch.manual_seed(21) two calls without a generator drew "
+                f"different frequencies: {hint}", called=calls[1].shown)
+    expect_true(not np.array_equal(first, other), "after torch.manual_seed(21) and torch.manual_seed(22) two calls without "
+                f"a generator drew the same frequencies: {hint}", called=calls[2].shown)
 
 
 @test_case(points=0.5, hidden=True)

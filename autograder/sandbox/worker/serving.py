@@ -230,9 +230,13 @@ def argument_makers(callables: str | None = None) -> dict[str, Callable[..., Any
         from .callables import build
     else:
         from callables import build
+    def seeded_global_state(seed: int) -> None:
+        torch.manual_seed(seed)  # the arguments are rebuilt just before the call: nothing draws in between
+
     return {
         "tensor": lambda a: torch.from_numpy(a.copy()),
         "generator": lambda seed: torch.Generator().manual_seed(seed),
+        "global_seed": seeded_global_state,
         "named": lambda name, source=None: build(name, source if source is not None else callables),
     }
 

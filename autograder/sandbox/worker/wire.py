@@ -56,6 +56,17 @@ class Seeded:
         return f"torch.Generator().manual_seed({self.seed})"
 
 
+class GlobalSeed:
+    """``None`` for the function that receives it, after ``torch.manual_seed(seed)`` on the receiving side: how a test
+    passes ``generator=None`` with torch's global random state set where the call runs."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = int(seed)
+
+    def __repr__(self) -> str:
+        return f"None (after torch.manual_seed({self.seed}))"
+
+
 class Named:
     """A value named in a test, built on the receiving side (``callables.build``): a torch dtype (``"torch.float32"``),
     or a function of the problem's ``callables.py``, whose source the grader attaches before the call crosses."""
@@ -111,6 +122,8 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
             return enc_array(v.array, "tensor")
         if isinstance(v, Seeded):
             return {"t": "generator", "seed": v.seed}
+        if isinstance(v, GlobalSeed):
+            return {"t": "global_seed", "seed": v.seed}
         if isinstance(v, Named):
             return {"t": "named", "name": v.name} | ({"source": v.source} if v.source is not None else {})
         if isinstance(v, (list, tuple)):  # subclasses (namedtuple, ...) cross as the plain type
@@ -148,7 +161,7 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
 
 
 def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
-    """Rebuild a value; ``make`` maps 'tensor', 'generator', 'named' to local constructors."""
+    """Rebuild a value; ``make`` maps 'tensor', 'generator', 'global_seed', 'named' to local constructors."""
 
     def dec(node: Any, depth: int) -> Any:
         if depth > MAX_DEPTH:
@@ -179,6 +192,8 @@ def decode(tree: Any, blobs: list[np.ndarray], make: dict) -> Any:
             return {_hashable(dec(k, depth + 1)): dec(v, depth + 1) for k, v in node["items"]}
         if t == "generator":
             return make["generator"](int(node["seed"]))
+        if t == "global_seed":
+            return make["global_seed"](int(node["seed"]))
         if t == "named":
             return make["named"](str(node["name"]), *([str(node["source"])] if "source" in node else []))
         if t == "unsupported":

@@ -42,3 +42,16 @@ def test_a_call_done_in_time_or_without_a_limit_is_not_reported(capfd):
     spin(0.2)
     watch.disarm()
     assert reports(capfd.readouterr().err) == []
+
+
+def test_a_global_seed_reaches_the_function_as_none_with_torch_s_global_state_set():
+    import torch
+
+    from autograder.sandbox.worker import wire
+
+    tree, blobs = wire.encode({"generator": wire.GlobalSeed(21)}, lambda v: None)
+    torch.manual_seed(0)
+    decoded = wire.decode(tree, blobs, serving.argument_makers())
+    drawn = torch.randn(4)
+    torch.manual_seed(21)
+    assert decoded == {"generator": None} and torch.equal(drawn, torch.randn(4))
