@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from autograder.testkit import Call, fail, tensor
+from autograder.testkit import Call, expect_linear_in_tokens, fail, randn, tensor
 
 
 def run_recurrent(module, Q, K, V, **kwargs):
@@ -21,3 +21,15 @@ def run_recurrent(module, Q, K, V, **kwargs):
         state = (tensor(np.asarray(S)), tensor(np.asarray(Z)))
         rows.append(np.asarray(out))
     return np.stack(rows, axis=-2)
+
+
+def expect_linear_cost(module, first_seed, long=True):
+    """causal_linear_attention's cost must grow linearly in N (testkit/scaling.py). The inputs have two feature columns
+    and 64 value columns, so that a loop that re-sums all earlier keys for each query pays N^2 (C + M) / 2 and the linear
+    forms N x C x M; the public and hidden tests draw from seeds of their own."""
+
+    def inputs(n):
+        return tuple(randn(n, cols, seed=first_seed + i) for i, cols in enumerate((2, 2, 64)))
+
+    expect_linear_in_tokens(module.causal_linear_attention, inputs, never="sum over all earlier keys for every query",
+                            instead="carry the running sums S_i and Z_i from one token to the next", long=long)
