@@ -1,4 +1,4 @@
-"""Run otter-format test files against a dict of names (the student's module proxies): the grading run's two passes.
+"""Run test files (``@test_case`` functions) against the student's module proxies: the grading run's two passes.
 
 What a test may reveal is decided here, for every door: ``testkit.checks.REVEAL`` is on for public tests and off for
 hidden ones while each runs, so a hidden test's messages never carry an expected value."""
@@ -38,8 +38,6 @@ def load_test_file(path: Path, hidden: bool) -> list[TestSpec]:
     """Execute a test file and collect its test cases in definition order."""
     namespace: dict[str, Any] = {"__file__": str(path), "__name__": f"tests_{path.stem}"}
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)  # noqa: S102 - staff code
-    if namespace.get("OK_FORMAT") is not False:
-        raise ManifestError(f"{path}: an exception-based otter test file must set OK_FORMAT = False")
     specs = []
     for value in namespace.values():
         if hasattr(value, "test_func") and hasattr(value, "points") and hasattr(value, "hidden"):
@@ -130,7 +128,7 @@ def _call_test(spec: TestSpec, env: dict[str, Any]) -> None:
 
 
 def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
-    """Call one test function with arguments taken from ``env`` by name, as otter does."""
+    """Call one test function with arguments taken from ``env`` by name (a parameter names a module)."""
     token = REVEAL.set(not spec.hidden)
     start = time.perf_counter()
     details: dict[str, str] = {}

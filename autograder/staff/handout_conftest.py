@@ -1,7 +1,7 @@
 """The handout's ``conftest.py``: ``pytest`` runs the public tests through the self-check, one pytest item per test.
 
-Copied to the handout's top folder by ``staff.handout``. The test files are otter-format (``@test_case`` functions
-that take a module proxy), which pytest cannot call itself; this plugin collects each public test file as one
+Copied to the handout's top folder by ``staff.handout``. The test files hold ``@test_case`` functions
+that take a module proxy, which pytest cannot call itself; this plugin collects each public test file as one
 problem and each of its test cases as one item, runs the problem once through the same grading run as
 ``python -m autograder check`` (the sandbox, the time limits, the recorded expected values) and reports each item
 as that run graded it. Every problem collected is graded in that one run, at the first item (one worker, one torch

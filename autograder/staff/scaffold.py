@@ -77,8 +77,6 @@ PUBLIC = '''\
 
 from autograder.testkit import Call, randn, test_case
 
-OK_FORMAT = False  # otter's exception-based test format
-
 
 @test_case(points=1)
 def test_example_small({module}):
@@ -89,8 +87,6 @@ HIDDEN = '''\
 """Hidden tests of {module}: run on Gradescope after the student submits; never in the handout."""
 
 from autograder.testkit import Call, randn, test_case
-
-OK_FORMAT = False  # otter's exception-based test format
 
 
 @test_case(points=2, hidden=True)

@@ -1,8 +1,8 @@
 """Everything a test file imports, and the only module it imports: calls, checks, inputs, costs and statistics.
 
-Test files are otter-grader exception-based test files (``OK_FORMAT = False``, ``@test_case``). A test calls
-the student through a proxy (``Call(module.fn, *args)``), compares with the reference's recorded output, and
-fails with a message that says what was called, what was expected, what came back and where they differ.
+Test files define ``@test_case`` functions. A test calls the student through a proxy (``Call(module.fn, *args)``),
+compares with the reference's recorded output, and fails with a message that says what was called, what was
+expected, what came back and where they differ.
 """
 
 from ..sandbox.errors import StudentCallError

@@ -1,8 +1,9 @@
 """Helpers that one problem's public and hidden tests share, kept in that problem's folder.
 
-otter copies every test file into one flat folder, so a test file cannot import a sibling;
-``problem_support("shift_matrix")`` loads ``assignments/shift_matrix/tests/support.py`` from the
-assignments folder instead, which is there in the repository, the Gradescope zip and the handout.
+The runner executes a test file by its path, not as a module of a package, and every problem's helpers are named
+``support.py``, so a plain ``import support`` would give every problem the first one loaded:
+``problem_support("shift_matrix")`` loads ``assignments/shift_matrix/tests/support.py`` by its path instead, from the
+assignments folder that the repository, the Gradescope zip and the handout all hold.
 """
 
 from __future__ import annotations

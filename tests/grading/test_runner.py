@@ -99,7 +99,7 @@ def test_tests_the_manifest_cannot_read_from_their_decorators_are_refused(tmp_pa
     folder = tmp_path / "qkv_arithmetic"
     (folder / "tests").mkdir(parents=True)
     (folder / "tests" / "public.py").write_text(
-        "from autograder.testkit import test_case\nOK_FORMAT = False\n\n@test_case(points=1)\ndef test_a(m):\n    pass\n\n"
+        "from autograder.testkit import test_case\n\n\n@test_case(points=1)\ndef test_a(m):\n    pass\n\n"
         "def _b(m):\n    pass\n\ntest_b = test_case(points=2)(_b)  # not a decorator: the manifest does not see its points\n")
     (folder / "problem.yaml").write_text("title: T\nlimits: {call_seconds: 5}\ntests: {public: [tests/public.py], hidden: []}\n")
     problem = manifest.load_problem(folder)

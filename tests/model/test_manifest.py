@@ -18,7 +18,7 @@ def test_the_spec_s_problems_carry_the_spec_s_points(assignment):
         assert problem.limits.call_seconds > 0
 
 
-TEST_FILE = "from autograder.testkit import test_case\nOK_FORMAT = False\n\n@test_case(points={points})\ndef test_a(m):\n    pass\n"
+TEST_FILE = "from autograder.testkit import test_case\n\n\n@test_case(points={points})\ndef test_a(m):\n    pass\n"
 
 
 def _problem_folder(tmp_path, text, points="2", hidden_points="3"):

@@ -38,8 +38,6 @@ def multi_query_attention(Q, K, V):
 PUBLIC = '''\
 from autograder.testkit import Call, randn, test_case
 
-OK_FORMAT = False
-
 
 @test_case(points=1)
 def test_two_heads(multi_query_attention):
@@ -48,8 +46,6 @@ def test_two_heads(multi_query_attention):
 
 HIDDEN = '''\
 from autograder.testkit import Call, randn, test_case
-
-OK_FORMAT = False
 
 
 @test_case(points=2, hidden=True)

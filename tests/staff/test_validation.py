@@ -63,8 +63,6 @@ import numpy as np
 
 from autograder.testkit import problem_support, test_case
 
-OK_FORMAT = False
-
 support = problem_support("qkv_arithmetic")
 Q, K, _ = support.projections(support.H_EXAMPLE)
 

@@ -4,9 +4,6 @@ import numpy as np
 
 from autograder.testkit import Call, Named, expect_equal, expect_true, problem_support, randn, tensor, test_case
 
-OK_FORMAT = False
-name = "causal_linear_attention_public"
-
 run_recurrent = problem_support("causal_linear_attention").run_recurrent
 
 

@@ -12,9 +12,6 @@ import numpy as np
 
 from autograder.testkit import FLOAT64, Call, CheckFailure, expect_equal, measured_macs, problem_support, rand, test_case
 
-OK_FORMAT = False
-name = "complexity_hidden"
-
 expect_cost_dict = problem_support("complexity").expect_cost_dict
 
 

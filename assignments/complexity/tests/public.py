@@ -2,9 +2,6 @@
 
 from autograder.testkit import Call, problem_support, test_case
 
-OK_FORMAT = False
-name = "complexity_public"
-
 expect_cost_dict = problem_support("complexity").expect_cost_dict
 
 

@@ -5,9 +5,6 @@ import numpy as np
 
 from autograder.testkit import Call, expect_true, problem_support, randn, tensor, test_case
 
-OK_FORMAT = False
-name = "qkv_arithmetic_hidden"
-
 support = problem_support("qkv_arithmetic")
 # The worked example divided by 10: softmax is no longer one-hot here, so a missing scale or
 # a softmax over the wrong axis changes the answer.

@@ -5,9 +5,6 @@ import numpy as np
 
 from autograder.testkit import Call, expect_equal, problem_support, randn, tensor, test_case
 
-OK_FORMAT = False
-name = "qkv_arithmetic_public"
-
 support = problem_support("qkv_arithmetic")
 # The worked example: three tokens h1, h2, h3 as rows, and the three weight matrices.
 H, W_q, W_k, W_v = support.H_EXAMPLE, support.W_q, support.W_k, support.W_v

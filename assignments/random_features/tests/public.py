@@ -25,9 +25,6 @@ from autograder.testkit import (
     test_case,
 )
 
-OK_FORMAT = False
-name = "random_features_public"
-
 support = problem_support("random_features")
 SPREAD_SAMPLES, BAND_SE = support.SPREAD_SAMPLES, support.BAND_SE
 as_float, expect_frequency_law = support.as_float, support.expect_frequency_law

@@ -4,9 +4,6 @@ import numpy as np
 
 from autograder.testkit import Call, expect_true, randint, tensor, test_case
 
-OK_FORMAT = False
-name = "receptive_field_hidden"
-
 
 def random_pattern(n_layers, T, n_heads, seed):
     """One (T, n_heads) int64 tensor of attended keys per layer, bottom layer first."""

@@ -2,9 +2,6 @@
 
 from autograder.testkit import Call, expect_equal, tensor, test_case
 
-OK_FORMAT = False
-name = "receptive_field_public"
-
 # The README's example: 6 tokens, 2 layers (bottom first), one head per layer.
 EXAMPLE = [
     [[1], [2], [0], [5], [3], [4]],

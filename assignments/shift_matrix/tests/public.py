@@ -4,9 +4,6 @@ import numpy as np
 
 from autograder.testkit import FLOAT32, FLOAT64, Call, Named, difference, expect_equal, fail, problem_support, test_case
 
-OK_FORMAT = False
-name = "shift_matrix_public"
-
 support = problem_support("shift_matrix")
 array_of_shape, expect_value_error = support.array_of_shape, support.expect_value_error
 
