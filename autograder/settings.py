@@ -75,7 +75,7 @@ AUTOGRADER_NO_SECCOMP = _env("AUTOGRADER_NO_SECCOMP", None, "sandbox/policy.py",
                              "=1: do not use seccomp (tests of the other layers on their own)")
 AUTOGRADER_DEADLINE = _env("AUTOGRADER_DEADLINE", None, "grading/time_rules.py",
                            "set by the harness, not by people: the submission's deadline in epoch seconds, fixed when "
-                           "grading starts on Gradescope and inherited by otter's kernel")
+                           "grading starts on Gradescope and inherited by every process the grading starts")
 AUTOGRADER_ENV_DIR = _env("AUTOGRADER_ENV_DIR", None, "gradescope/image.py",
                           "the Python environment run_autograder uses instead of the image's /opt/otter-env "
                           "(the emulation points it at the project's .venv)")
@@ -109,8 +109,9 @@ DEADLINE_FRACTION = _tunable("DEADLINE_FRACTION", 0.8, "grading/time_rules.py",
                              "no call starts after this share of Gradescope's timeout: leaves the last call and "
                              "results.json a minute and more")
 GRADER_SECONDS = _tunable("GRADER_SECONDS", 60.0, "grading/time_rules.py",
-                          "what the worst case allows otter and the grader on top of student code and restarts "
-                          "(make gradescope: 12-13 s for the whole reference run)")
+                          "what the worst case allows the grader's own work (starting, loading tests and recorded "
+                          "values, writing results) on top of student code and restarts (make gradescope: 12-13 s for "
+                          "the whole reference run)")
 
 # Memory.
 WORKER_MEMORY_MB = _tunable("WORKER_MEMORY_MB", 3500, "model/manifest.py",

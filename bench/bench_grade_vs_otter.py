@@ -28,7 +28,7 @@ PY = sys.executable
 
 def timed(cmd: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    # otter imports the zip's plugin from this project (autograder.gradescope.otter_plugin)
+    # otter imports the zip's plugin from this project (in autograder.gradescope.otter_run)
     subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     return time.perf_counter() - start
 

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.gradescope import build, layout, otter_bridge  # noqa: E402
+from autograder.gradescope import build, entry, layout  # noqa: E402
 from autograder.grading import grader  # noqa: E402
 from autograder.model import manifest  # noqa: E402
 from autograder.reports import results_json  # noqa: E402
@@ -63,7 +63,7 @@ def main() -> int:
             root.mkdir()
             layout.lay_out(root, zip_path, sub)
             start = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, "-I", str(root / "source" / otter_bridge.ENTRY_SCRIPT)], cwd=root,
+            proc = subprocess.Popen([sys.executable, "-I", str(root / "source" / entry.ENTRY_SCRIPT)], cwd=root,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             ours = results_json.to_results(grader.grade(sub, assignment, grader.Purpose.GRADING), assignment.gradescope.visibility)
             proc.wait()

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..model import manifest
 from ..sandbox import errors
 from ..sandbox.worker import procfs
-from . import container, image, layout, otter_bridge
+from . import container, image, layout, run_record
 
 NO_NAMESPACES = "AUTOGRADER_NO_BWRAP"  # the sandbox's switch that refuses bubblewrap (as many containers do)
 
@@ -147,7 +147,7 @@ def _execute(
         proc.wait()
         out.seek(0)
         stdout = out.read().decode("utf-8", "replace")
-    staff_notes, refused = otter_bridge.read_run_record(root / "results")
+    staff_notes, refused = run_record.read_run_record(root / "results")
     return Run(
         results=None if timed_out else _read_results(root / "results" / "results.json"),
         wall_seconds=wall,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .. import settings
 from ..model import paths
-from .otter_bridge import ENTRY_SCRIPT
+from .entry import ENTRY_SCRIPT
 
 CONDA_DIR = "/opt/miniforge3"
 ENV_DIR = "/opt/otter-env"

@@ -143,7 +143,7 @@ def room_for_a_problem(assignment: Assignment) -> float:
 
 
 def bound_problem(assignment: Assignment) -> str | None:
-    """None when the worst case, with ``GRADER_SECONDS`` for otter and the grader, ends before the deadline; else why
+    """None when the worst case, with ``GRADER_SECONDS`` for the grader's own work, ends before the deadline; else why
     not and which limits to change, for ``validate`` and ``build`` to print."""
     bound, deadline = time_bound(assignment), deadline_seconds(assignment)
     if bound + GRADER_SECONDS <= deadline:
@@ -155,8 +155,7 @@ def bound_problem(assignment: Assignment) -> str | None:
     minutes = math.ceil((bound + GRADER_SECONDS) / DEADLINE_FRACTION / 60)
     lines = [
         f"the worst case of a submission, {bound:g} s in student code and worker restarts plus {GRADER_SECONDS:g} s "
-        "for otter "
-        f"and the grader, passes the deadline of {deadline:g} s ({DEADLINE_FRACTION:.0%} of the "
+        f"for the grader's own work, passes the deadline of {deadline:g} s ({DEADLINE_FRACTION:.0%} of the "
         f"{assignment.gradescope.timeout_minutes:g}-minute timeout) by {over:g} s.",
         f"  Each problem costs {BUDGET_FACTOR} x its call limit (its budget) + one last call + {BUDGET_FACTOR} worker "
         f"restarts of {RESTART_SECONDS:g} s: {shares}; plus the first start, {RESTART_SECONDS:g} s.",

@@ -3,8 +3,8 @@
 The limit is address space (``RLIMIT_AS``) that student code may add to what the worker holds after
 its own imports (the worker measures that itself: torch takes 0.6 GB of address space in its CPU build,
 3 GB in a CUDA build), so it does not depend on the torch build. The room is the container's memory
-minus the grader's share (manifest: ``gradescope.grader_memory_mb``: otter, its kernel, the grader and
-the worker's own resident torch, measured by ``make gradescope``), so a module that allocates all it
+minus the grader's share (manifest: ``gradescope.grader_memory_mb``: the grading process and the worker's own
+resident torch, with a margin; ``make gradescope`` measures the container), so a module that allocates all it
 may cannot push the container over its limit.
 """
 

@@ -4,7 +4,7 @@ Without bubblewrap, a worker that dropped to another uid sees the real filesyste
 plain permissions. This module makes that view right:
 
 - the Python install must be readable by the sandbox uid. Where it sits under a private
-  folder (``/root`` is 0700: pyenv there, or otter's miniforge on Gradescope), a mirror made of
+  folder (``/root`` is 0700: pyenv there, say), a mirror made of
   hard links (copies across filesystems) is built once in a root-owned cache and used instead;
 - the worker's own code is copied into the worker's box (the harness folder stays private);
 - the grader's folders (the project with its reference, tests and git history; on Gradescope

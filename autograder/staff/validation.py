@@ -17,14 +17,13 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..gradescope import build
+from ..gradescope import build, otter_run
 from ..grading import grader, time_rules, worker_memory
 from ..grading.grader import grade_problem
 from ..grading.runner import TestSpec, load_tests
@@ -178,7 +177,8 @@ def zip_rows(assignment: Assignment, workdir: Path) -> list[Row]:
     with zipfile.ZipFile(zip_path) as zf:
         names = set(zf.namelist())
     wanted = [
-        f"tests/{p.module}_{path.stem}.py" for p in assignment.problems for path, _ in p.test_files(include_hidden=True)
+        f"{otter_run.HARNESS}/assignments/{path.relative_to(paths.ASSIGNMENTS).as_posix()}"
+        for p in assignment.problems for path, _ in p.test_files(include_hidden=True)
     ]
     missing = [w for w in wanted if w not in names]
     rows = [
@@ -190,9 +190,9 @@ def zip_rows(assignment: Assignment, workdir: Path) -> list[Row]:
             zf.write(solutions.reference_path(module), f"{module}.py")
     out = workdir / "otter-run"
     out.mkdir()
-    # From the project's folder: otter imports the zip's plugin (autograder.gradescope.otter_plugin) from there.
-    proc = subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(zip_path), "-o", str(out), str(ref_zip)],
-                          cwd=paths.ROOT, capture_output=True, text=True, timeout=1800)
+    # From the project's folder: otter imports the zip's plugin (in autograder.gradescope.otter_run) from there.
+    proc = subprocess.run(otter_run.command(zip_path, ref_zip, out), cwd=paths.ROOT, capture_output=True, text=True,
+                          timeout=1800)
     results = out / "results.json"
     score = json.loads(results.read_text())["score"] if results.is_file() else None
     shown = "no results.json" if score is None else f"{score:g}/{assignment.total_points:g}"
@@ -230,7 +230,7 @@ def problem_table(problem: Problem, assignment: Assignment, workdir: Path) -> Ta
 
 
 def time_table(assignment: Assignment) -> Table:
-    """The worst case of any submission, with a minute for otter and the grader, ends before Gradescope's deadline."""
+    """The worst case of any submission, with a minute for the grader's own work, ends before Gradescope's deadline."""
     worst = time_rules.time_bound(assignment) + time_rules.GRADER_SECONDS
     deadline = time_rules.deadline_seconds(assignment)
     row = Row("worst case + grader", f"<= the deadline, {deadline:g} s", f"{worst:g} s", worst <= deadline)

@@ -1,4 +1,4 @@
-"""The Gradescope zip: built with otter generate; `otter run` (through the zip's otter plugin) gives the results.json `grade` gives."""
+"""The Gradescope zip: what it holds, and `otter run` (through the zip's otter plugin) gives the results.json `grade` gives."""
 
 import json
 import os
@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from autograder.gradescope import build, otter_bridge
+from autograder.gradescope import build, entry, otter_run
 from autograder.model import manifest, paths
 from autograder.staff import templating
 from tests.helpers import problem_totals, reference_submission, run_grade, zip_folder
@@ -31,11 +31,11 @@ def otter_process(autograder_zip, submission_zip, out_dir):
     """``otter run`` from another folder: otter imports the zip's plugin from this project (on PYTHONPATH)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=str(paths.ROOT))
-    return subprocess.run([sys.executable, "-m", "otter", "run", "-a", str(autograder_zip), "-o", str(out_dir), str(submission_zip)],
+    return subprocess.run(otter_run.command(autograder_zip, submission_zip, out_dir),
                           cwd=out_dir, env=env, capture_output=True, text=True, timeout=900)
 
 
-def otter_run(autograder_zip, submission_zip, out_dir):
+def run_otter(autograder_zip, submission_zip, out_dir):
     proc = otter_process(autograder_zip, submission_zip, out_dir)
     assert (out_dir / "results.json").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads((out_dir / "results.json").read_text())
@@ -43,25 +43,38 @@ def otter_run(autograder_zip, submission_zip, out_dir):
 
 def test_zip_holds_every_test_file_and_the_safety_pieces(autograder_zip):
     names = zipfile.ZipFile(autograder_zip).namelist()
+    harness = f"{otter_run.HARNESS}/"
     for problem in manifest.load().problems:
         for path, _ in problem.test_files(include_hidden=True):
-            assert f"tests/{problem.module}_{path.stem}.py" in names
+            assert f"{harness}assignments/{problem.module}/tests/{path.name}" in names
+    # otter's runner copies tests/ (it must be there) and would run what it holds: nothing.
+    assert [n for n in names if n.startswith(f"{otter_run.TESTS_FOLDER}/")] == [f"{otter_run.TESTS_FOLDER}/"]
     assert "files/grade_submission.ipynb" in names and "files/.OTTER_LOG" not in names  # a submitted one is moved aside
-    assert "files/_autograder_harness/autograder/gradescope/otter_bridge.py" in names
+    assert f"{harness}autograder/gradescope/otter_run.py" in names
     assert "bubblewrap" in zipfile.ZipFile(autograder_zip).read("setup.sh").decode()
     assert {"setup.sh", "run_autograder", "environment.yml", "requirements.txt", "constraints.txt"} <= set(names)
     assert zipfile.ZipFile(autograder_zip).read("run_autograder").decode() == build.image_files(manifest.load())["run_autograder"]
+    executable = {i.filename for i in zipfile.ZipFile(autograder_zip).infolist() if (i.external_attr >> 16) & 0o111 and not i.is_dir()}
+    assert executable == set(build.EXECUTABLE)
     # Gradescope starts the zip's entry point; otter run reaches it through the plugin its otter_config.json lists.
-    assert otter_bridge.ENTRY_SCRIPT in zipfile.ZipFile(autograder_zip).read("run_autograder").decode()
-    assert json.loads(zipfile.ZipFile(autograder_zip).read("otter_config.json"))["plugins"] == [otter_bridge.OTTER_PLUGIN]
-    assert "files/_autograder_harness/autograder/gradescope/entry.py" in names
+    assert entry.ENTRY_SCRIPT in zipfile.ZipFile(autograder_zip).read("run_autograder").decode()
+    assert json.loads(zipfile.ZipFile(autograder_zip).read("otter_config.json"))["plugins"] == [otter_run.PLUGIN]
+    assert f"{harness}autograder/gradescope/entry.py" in names
+
+
+def test_building_the_zip_never_imports_otter():
+    code = ("import sys, tempfile, pathlib; from autograder.gradescope import build; "
+            "build.build_autograder_zip(pathlib.Path(tempfile.mkdtemp()) / 'a.zip'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'otter'))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=paths.ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr[-2000:]
 
 
 def test_zip_carries_recorded_values_and_no_solution_source(autograder_zip, assignment):
     names = zipfile.ZipFile(autograder_zip).namelist()
     parts = {p for n in names for p in n.split("/")}
     assert not parts & {"reference", "mistakes", "fair", "recording.py"}, sorted(parts & {"reference", "mistakes", "fair", "recording.py"})
-    harness = "files/_autograder_harness/"
+    harness = f"{otter_run.HARNESS}/"
     for module in assignment.modules:
         assert f"{harness}assignments/expected/{module}.json" in names and f"{harness}assignments/expected/{module}.npz" in names
         assert f"{harness}assignments/{module}/tests/hidden.py" in names
@@ -86,7 +99,7 @@ def test_otter_run_scores_equal_grade(autograder_zip, tmp_path, which):
               "stub": lambda: shutil.copytree(paths.TEMPLATES, tmp_path / "stub"),
               "partly_wrong": lambda: _one_wrong_function(tmp_path)}[which]()
     submission_zip = zip_folder(folder, tmp_path / "submission.zip")
-    otter_results = otter_run(autograder_zip, submission_zip, tmp_path / "otter")
+    otter_results = run_otter(autograder_zip, submission_zip, tmp_path / "otter")
     _, ours = run_grade(submission_zip, tmp_path / "ours" / "results.json")
     assert problem_totals(otter_results) == problem_totals(ours)
     assert otter_results["score"] == ours["score"]
@@ -107,7 +120,7 @@ def test_submitted_otter_log_is_never_unpickled(autograder_zip, tmp_path):
 
     folder = reference_submission(tmp_path / "sub")
     (folder / ".OTTER_LOG").write_bytes(pickle.dumps(Payload()))
-    otter_results = otter_run(autograder_zip, zip_folder(folder, tmp_path / "s.zip"), tmp_path / "otter")
+    otter_results = run_otter(autograder_zip, zip_folder(folder, tmp_path / "s.zip"), tmp_path / "otter")
     assert not marker.exists()
     assert otter_results["score"] == manifest.load().total_points
 
@@ -115,17 +128,17 @@ def test_submitted_otter_log_is_never_unpickled(autograder_zip, tmp_path):
 def test_the_harness_in_the_zip_knows_what_student_code_may_import(autograder_zip):
     from autograder.sandbox import environment
 
-    lines = zipfile.ZipFile(autograder_zip).read("files/_autograder_harness/requirements.txt").decode().splitlines()
+    lines = zipfile.ZipFile(autograder_zip).read(f"{otter_run.HARNESS}/requirements.txt").decode().splitlines()
     assert environment.marked(lines) == environment.student_libraries() == ("numpy", "torch")
 
 
 def test_otter_run_grades_a_submission_holding_an_otter_log_folder_as_grade_does(autograder_zip, tmp_path):
-    # otter copied the zip's own .OTTER_LOG file onto the folder and stopped before the plugin ran.
+    # A folder where otter's runner looks for its log file: the zip ships no .OTTER_LOG to copy onto it.
     folder = reference_submission(tmp_path / "sub")
     (folder / ".OTTER_LOG").mkdir()
     (folder / ".OTTER_LOG" / "notes.txt").write_text("a folder of the student's\n")
     submission_zip = zip_folder_tree(folder, tmp_path / "s.zip")
-    otter_results = otter_run(autograder_zip, submission_zip, tmp_path / "otter")
+    otter_results = run_otter(autograder_zip, submission_zip, tmp_path / "otter")
     _, ours = run_grade(submission_zip, tmp_path / "ours" / "results.json")
     assert otter_results["tests"] == ours["tests"] and otter_results["score"] == ours["score"] == manifest.load().total_points
 

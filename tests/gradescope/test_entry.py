@@ -23,14 +23,13 @@ import numpy as np
 import pytest
 
 from autograder.expected import records
-from autograder.gradescope import build, layout, otter_bridge, results_format
+from autograder.gradescope import build, layout, results_format, run_record
+from autograder.gradescope.entry import ENTRY_SCRIPT
 from autograder.grading import grader
 from autograder.model import manifest, paths
 from autograder.reports import results_json
 from autograder.staff import solutions
 from tests.helpers import reference_submission
-
-pytest.importorskip("otter", reason="otter-grader builds the zip (requirements-dev.txt)")
 
 # Added to each reference module: every public function answers wrongly (floats * 1.5 + 0.123, ints * 7 + 3, sets
 # shifted), so every hidden check that compares values fails and would show its expected value if it could.
@@ -105,7 +104,7 @@ def start_entry_point(autograder_zip: Path, submission: Path, root: Path) -> sub
     """The zip's entry point on ``submission``, in ``root`` laid out as Gradescope lays out /autograder."""
     root.mkdir()
     layout.lay_out(root, autograder_zip, submission)
-    return subprocess.Popen([sys.executable, "-I", str(root / "source" / otter_bridge.ENTRY_SCRIPT)], cwd=root,
+    return subprocess.Popen([sys.executable, "-I", str(root / "source" / ENTRY_SCRIPT)], cwd=root,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -283,6 +282,6 @@ def test_the_run_record_tells_staff_of_the_tests_the_grader_could_not_judge(tmp_
     judged = TestResult("causal_linear_attention", "worked_example", 2.0, False, True)
     report = GradeReport("sub", [ProblemResult("causal_linear_attention", "Causal", [unjudged, judged])])
     RunRecord(tmp_path).run_ended(report)
-    notes, refused = otter_bridge.read_run_record(tmp_path)
+    notes, refused = run_record.read_run_record(tmp_path)
     assert notes == grader.fault_notes(report) and len(notes) == 1 and not refused
     assert "causal_linear_attention: recurrent_token_by_token" in notes[0] and NO_EXPECTED in notes[0]

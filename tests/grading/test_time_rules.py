@@ -156,7 +156,7 @@ def test_the_deadline_is_inherited_through_the_environment(assignment, monkeypat
 
 def test_the_stated_worst_case_never_reaches_the_deadline(assignment):
     # A configuration check, not a timing: call limits, budgets and restarts whose worst case, with a
-    # minute for otter and the grader, could reach the deadline (80% of Gradescope's timeout) fail here.
+    # minute for the grader's own work, could reach the deadline (80% of Gradescope's timeout) fail here.
     deadline = time_rules.DEADLINE_FRACTION * assignment.gradescope.timeout_minutes * 60
     assert time_rules.time_bound(assignment) + time_rules.GRADER_SECONDS <= deadline == time_rules.deadline_seconds(assignment)
     assert time_rules.bound_problem(assignment) is None, time_rules.bound_problem(assignment)

@@ -46,7 +46,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from autograder.gradescope import otter_bridge
+from autograder.gradescope import run_record
 from autograder.grading import time_rules
 from autograder.model import manifest
 from autograder.sandbox import policy, runtime
@@ -369,8 +369,8 @@ def _staff_printed(results_path: Path) -> dict[str, str]:
         problems = json.loads(record.read_bytes()).get("problems", [])
         return {p["module"]: p.get("staff_output", "") for p in problems}
     printed: dict[str, str] = {}
-    run_record = results_path.parent / otter_bridge.RUN_RECORD
-    for line in run_record.read_text(encoding="utf-8").splitlines() if run_record.is_file() else []:
+    record_file = results_path.parent / run_record.RUN_RECORD
+    for line in record_file.read_text(encoding="utf-8").splitlines() if record_file.is_file() else []:
         printed.update(json.loads(line).get("printed", {}))
     return printed
 
@@ -800,7 +800,7 @@ def test_nothing_outside_the_sandbox_changes(mode, case: Case, outcomes) -> None
     o = _outcome(outcomes, mode, case)
     new_in_out = set(o.out_after) - set(o.out_before)
     graded_all = o.run.command == "grade-all"  # it writes its CSVs, summaries and per-submission files there
-    allowed = {"results.json", "again.json", "next.json", otter_bridge.RUN_RECORD} | ({f for f in new_in_out if o.marker not in f} if graded_all else set())
+    allowed = {"results.json", "again.json", "next.json", run_record.RUN_RECORD} | ({f for f in new_in_out if o.marker not in f} if graded_all else set())
     assert new_in_out <= allowed, f"unexpected files next to results.json: {new_in_out - allowed}"
     assert {k: v for k, v in o.out_after.items() if k in o.out_before} == o.out_before, "files in the --out folder changed"
     assert o.scratch_after == o.scratch_before, "the scratch folder changed"

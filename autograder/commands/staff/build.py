@@ -1,4 +1,4 @@
-"""``build``: the Gradescope autograder zip, made with ``otter generate``."""
+"""``build``: the Gradescope autograder zip."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from ...grading import time_rules
 from ...model import manifest
 
 NAME = "build"
-HELP = "build the Gradescope autograder zip with otter generate"
-DESCRIPTION = "Build the Gradescope autograder zip (otter-grader format)."
+HELP = "build the Gradescope autograder zip"
+DESCRIPTION = "Build the Gradescope autograder zip (it also grades with `otter run -a`)."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -76,7 +76,7 @@ def _assignment() -> list[str]:
                      f"budget {time_rules.problem_budget(p):g} s, worst case {time_rules.problem_bound(p):g} s")
     worst, deadline = time_rules.time_bound(assignment), time_rules.deadline_seconds(assignment)
     lines.append(
-        f"  worst case of a submission: {worst:g} s + {settings.GRADER_SECONDS:g} s for otter and the grader, "
+        f"  worst case of a submission: {worst:g} s + {settings.GRADER_SECONDS:g} s for the grader's own work, "
         f"deadline {deadline:g} s; room for one more problem: "
         + (
             f"a call limit of {time_rules.room_for_a_problem(assignment):g} s"

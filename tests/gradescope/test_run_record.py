@@ -1,6 +1,6 @@
 """The run record beside results.json: the staff notes of a run and the calls the time rules stopped or refused."""
 
-from autograder.gradescope.otter_bridge import RUN_RECORD, read_run_record, record_run
+from autograder.gradescope.run_record import RUN_RECORD, read_run_record, record_run
 
 
 def test_the_run_record_counts_refused_calls_by_kind_and_skips_what_it_cannot_read(tmp_path):

@@ -1,7 +1,6 @@
-"""Where the zip meets Gradescope's /autograder layout and otter: the names it ships, the run record.
+"""The run record: the grader's notes on one run, for staff, beside results.json (Gradescope shows it to nobody).
 
-The zip's entry point (``entry.py``, started by ``run_autograder`` on Gradescope and by the zip's otter plugin under
-``otter run``) grades; otter only builds the zip and, for ``otter run``, hands over to that entry point.
+The zip's entry point and ``grade`` write it; the emulation reads it.
 """
 
 from __future__ import annotations
@@ -10,16 +9,6 @@ import json
 from collections import Counter
 from pathlib import Path
 
-HARNESS_FOLDER = "_autograder_harness"
-ENTRY_SCRIPT = "run_grading.py"  # at the zip's top level: /autograder/source/run_grading.py on Gradescope
-# otter runs exactly one notebook of the submission folder: this one (nothing in it; the plugin hands over to the entry
-# point).
-DRIVER_NOTEBOOK = "grade_submission.ipynb"
-OTTER_PLUGIN = "autograder.gradescope.otter_plugin.GradingRun"  # as the zip's otter_config.json lists it
-# What otter copies into the submission folder. A submitted .OTTER_LOG (a pickle otter would load) is none of them: the
-# plugin moves it aside with the rest of the student's files before otter looks for it; the zip ships none, so a
-# submitted folder of that name is no obstacle to otter's copying.
-SHIPPED = {HARNESS_FOLDER, DRIVER_NOTEBOOK, "tests", "__init__.py"}
 # Beside results.json, for staff only (the emulation reads it): the grader's notes on this run, one JSON object a line:
 # {"staff_notes": [...]} when the run starts, then {"refused": kind} for every call stopped at its limit or not run,
 # {"printed": {module: text}} with everything a module's code printed (hidden tests' too, which results.json never
