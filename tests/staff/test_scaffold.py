@@ -13,6 +13,7 @@ import subprocess
 import sys
 import zipfile
 
+from autograder.gradescope import otter_run
 from autograder.grading import time_rules
 from autograder.model import manifest, paths
 from autograder.staff import scaffold, validation
@@ -159,7 +160,7 @@ def test_a_seventh_problem_written_in_its_folder_works_with_every_command(tmp_pa
     proc = autograder(root, "build", "--out", str(out))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     names = set(zipfile.ZipFile(out).namelist())
-    assert {f"tests/{NEW}_public.py", f"tests/{NEW}_hidden.py"} <= names
+    assert {f"{otter_run.HARNESS}/assignments/{NEW}/tests/public.py", f"{otter_run.HARNESS}/assignments/{NEW}/tests/hidden.py"} <= names
     assert json.loads(zipfile.ZipFile(out).read("otter_config.json"))["points_possible"] == 103
 
     only_new = tmp_path / "submission"
