@@ -1,4 +1,4 @@
-"""Autograder for the attention homework: sandboxed grading, otter packaging, reports.
+"""Autograder for the attention homework: sandboxed grading, the Gradescope zip, reports.
 
 In a notebook opened in the handout's folder: ``import autograder; autograder.check("qkv_arithmetic")``.
 """
