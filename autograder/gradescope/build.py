@@ -1,16 +1,15 @@
-"""Write the Gradescope autograder zip.
+"""Build the Gradescope autograder zip: ``otter generate`` makes it (``gradescope.otter_run``), then ours replace
+otter's image files.
 
 What it holds: the image's files (setup.sh, run_autograder, the environment and the pins: ``gradescope.image``); the
 entry point ``run_grading.py`` (``gradescope.entry``), which ``run_autograder`` starts: the one grading run, writing
 results.json as ``grade`` does; the harness, the manifests, the test files and the expected values recorded from the
 reference (never the reference, its mistakes or fair variants, nor the staff tools); and the few files that only
-``otter run`` reads (``gradescope.otter_run``). The zip is written here rather than by ``otter generate``, whose
-templates would all be replaced: what otter needs of it is three small members.
+``otter run`` reads. Every member is deflated (otter stores them uncompressed).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import zipfile
@@ -29,22 +28,15 @@ EXECUTABLE = ("setup.sh", "run_autograder")
 
 
 class BuildError(Exception):
-    """The image's pins cannot be read here."""
+    """``otter generate`` failed or is not installed, or the image's pins cannot be read here."""
 
 
-def stage_zip(stage: Path, assignment: manifest.Assignment) -> None:
-    """Lay out in ``stage`` every file of the zip."""
-    harness = stage / otter_run.HARNESS
+def stage_harness(harness: Path, assignment: manifest.Assignment) -> None:
+    """Copy into ``harness`` the grading code, the manifests and test files, and the recorded expected values."""
     shutil.copytree(paths.PACKAGE_DIR, harness / "autograder", ignore=paths.package_without(*LEFT_OUT))
     shutil.copytree(paths.ASSIGNMENTS, harness / "assignments", ignore=SOLUTIONS)
     shutil.copy(paths.ROOT / "requirements.txt", harness / "requirements.txt")  # what student code may import
     ship_expected(assignment, records.shipped_folder(harness / "assignments"))
-    (stage / otter_run.TESTS_FOLDER).mkdir()
-    for name, text in {**image_files(assignment), **otter_run.members(assignment.total_points)}.items():
-        path = stage / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        path.chmod(0o755 if name in EXECUTABLE else 0o644)
 
 
 def ship_expected(assignment: manifest.Assignment, folder: Path) -> None:
@@ -71,14 +63,20 @@ def image_files(assignment: manifest.Assignment) -> dict[str, str]:
     }
 
 
-def write_zip(stage: Path, out: Path) -> None:
-    """Zip ``stage`` into ``out``: every folder (an empty one too) and file, with its mode."""
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
-        for folder, dirs, files in os.walk(stage):
-            dirs.sort()
-            for name in [*dirs, *sorted(files)]:
-                path = Path(folder) / name
-                zf.write(path, path.relative_to(stage).as_posix())
+def replace_members(zip_path: Path, replacements: dict[str, str]) -> None:
+    """Rewrite ``zip_path`` deflated, with ``replacements`` (path in the zip: text) in place of otter's files."""
+    rewritten = zip_path.with_name(zip_path.name + ".rewrite")
+    with zipfile.ZipFile(zip_path) as src, zipfile.ZipFile(rewritten, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if info.filename not in replacements:
+                dst.writestr(info, src.read(info), zipfile.ZIP_DEFLATED)
+        for folder in sorted(set(otter_run.EMPTY_FOLDERS) - set(src.namelist())):
+            dst.mkdir(folder)
+        for name, text in replacements.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = (0o100755 if name in EXECUTABLE else 0o100644) << 16
+            dst.writestr(info, text, zipfile.ZIP_DEFLATED)
+    rewritten.replace(zip_path)
 
 
 def build_autograder_zip(out: Path) -> Path:
@@ -86,10 +84,16 @@ def build_autograder_zip(out: Path) -> Path:
     assignment = manifest.load()
     out = Path(out).resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
+    replacements = image_files(assignment)
     with tempfile.TemporaryDirectory(prefix="autograder-build-") as tmp:
         stage = Path(tmp)
-        stage_zip(stage, assignment)
+        stage_harness(stage / otter_run.HARNESS_NAME, assignment)
+        otter_run.stage_inputs(stage, assignment.total_points)
         partial = out.with_name(out.name + ".partial")  # a failed build leaves no half-written zip at ``out``
-        write_zip(stage, partial)
+        try:
+            otter_run.generate(stage, partial, assignment.python)
+        except otter_run.GenerateError as exc:
+            raise BuildError(str(exc)) from None
+        replace_members(partial, replacements)
         partial.replace(out)
     return out

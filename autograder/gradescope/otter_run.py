@@ -1,14 +1,15 @@
 """Everything otter-grader needs of the zip, in one place: what lets ``otter run -a autograder.zip SUB`` grade a
 submission with the zip's own entry point.
 
-otter takes no part in grading on Gradescope: ``build`` writes the zip itself and ``run_autograder`` starts the zip's
-entry point (``entry.py``). ``otter run`` stays a way for staff to grade one submission with the zip as uploaded
+``otter generate`` makes the zip (``generate``: the handout's contract says so); ``build`` then puts its own image
+files and entry point in place of otter's. otter takes no part in grading on Gradescope: ``run_autograder`` starts the
+zip's entry point (``entry.py``). ``otter run`` stays a way for staff to grade one submission with the zip as uploaded
 (docs/gradescope.md). It never executes ``run_autograder``: otter's runner, in otter's own process, reads
 ``otter_config.json``, copies the zip's ``files/`` into the submission folder and its ``tests/`` beside them, runs the
 folder's one notebook and the test files in a Jupyter kernel (one results.json entry per test *file*), and renders
-results.json itself. So the zip carries, for otter only (``members``): ``otter_config.json`` listing this module's
-plugin, an empty notebook in ``files/`` (otter's runner refuses a folder without one) and an empty ``tests/`` folder
-(otter's runner copies it, so it must be there; it finds no test in it).
+results.json itself. So the zip carries, for otter only (``stage_inputs``): ``otter_config.json`` listing this
+module's plugin, an empty notebook in ``files/`` (otter's runner refuses a folder without one) and an empty ``tests/``
+folder (otter's runner copies it, so it must be there; it finds no test in it).
 
 The plugin's ``before_grading`` runs the zip's entry point (``source/run_grading.py`` in a separate Python: the same
 command as Gradescope's ``run_autograder``), which writes results.json with the one grading run, then moves every file
@@ -43,23 +44,44 @@ CONFIG_FILE = "otter_config.json"
 SUPPORT_FOLDER = "files"  # otter copies what it holds into the submission folder
 TESTS_FOLDER = "tests"  # otter copies it beside them and runs the test files it holds: the zip's is empty
 # The harness: in otter's support folder, as otter's zips keep support files; Gradescope's run reads it from source/.
-HARNESS = f"{SUPPORT_FOLDER}/_autograder_harness"
+HARNESS_NAME = "_autograder_harness"
+HARNESS = f"{SUPPORT_FOLDER}/{HARNESS_NAME}"
 # The one notebook otter's runner insists on running (nothing in it: the plugin has graded before it runs).
 DRIVER_NOTEBOOK = "grade_submission.ipynb"
 PLUGIN = f"{__name__}.GradingRun"  # as otter_config.json lists it
 # What otter puts in the submission folder; the plugin moves everything else (the student's files) aside.
-SHIPPED = {Path(HARNESS).name, DRIVER_NOTEBOOK, TESTS_FOLDER, "__init__.py"}
+SHIPPED = {HARNESS_NAME, DRIVER_NOTEBOOK, TESTS_FOLDER, "__init__.py"}
 
 
-def members(points: float) -> dict[str, str]:
-    """The zip's files that only otter reads, by their path in the zip (``TESTS_FOLDER`` is an empty folder
-    besides)."""
+# otter generate zips no empty folder, but otter run's runner copies this one and fails when it is missing.
+EMPTY_FOLDERS = (f"{TESTS_FOLDER}/",)
+
+
+class GenerateError(Exception):
+    """``otter generate`` is not installed or failed."""
+
+
+def stage_inputs(stage: Path, points: float) -> None:
+    """Lay out in ``stage``, beside the harness (``stage / HARNESS_NAME``), what ``generate`` hands otter: its config,
+    an empty tests folder and the driver notebook."""
     config = {"points_possible": points, "show_hidden": True, "show_stdout": False, "print_summary": True,
               "plugins": [PLUGIN]}
-    return {
-        CONFIG_FILE: json.dumps(config, indent=2),
-        f"{SUPPORT_FOLDER}/{DRIVER_NOTEBOOK}": json.dumps(driver_notebook(), indent=1),
-    }
+    (stage / CONFIG_FILE).write_text(json.dumps(config, indent=2), encoding="utf-8")
+    (stage / TESTS_FOLDER).mkdir()
+    (stage / DRIVER_NOTEBOOK).write_text(json.dumps(driver_notebook(), indent=1), encoding="utf-8")
+
+
+def generate(stage: Path, out: Path, python_version: str) -> None:
+    """Have ``otter generate`` write the zip ``out`` from ``stage`` (laid out by ``stage_inputs``); otter's image files
+    in it are replaced afterwards (``build``)."""
+    cmd = [sys.executable, "-m", "otter", "generate", "-t", TESTS_FOLDER, "-o", str(out), "-c", CONFIG_FILE,
+           "--no-requirements", "--no-environment", "--python-version", python_version, HARNESS_NAME, DRIVER_NOTEBOOK]
+    env = dict(os.environ, PYTHONPATH=str(stage / HARNESS_NAME))  # otter generate imports the plugin it lists
+    proc = subprocess.run(cmd, cwd=stage, env=env, capture_output=True, text=True, timeout=300)
+    if "No module named otter" in proc.stderr:
+        raise GenerateError("otter-grader is not installed; run `make autograder` (it installs requirements-dev.txt)")
+    if proc.returncode != 0 or not out.is_file():
+        raise GenerateError(f"otter generate failed:\n{proc.stdout}\n{proc.stderr}")
 
 
 def driver_notebook() -> dict:
