@@ -70,13 +70,13 @@ def test_only_the_command_named_is_imported():
 
 def test_a_sandbox_that_fails_is_the_machine_s_fault_in_plain_words(monkeypatch, capsys):
     # A worker that does not start (here: one whose Python cannot import the worker's own modules) is no student's fault.
-    from autograder.grading import selfcheck
+    from autograder.grading import check as grading_check
     from autograder.sandbox.errors import SandboxFault
 
     def fails(*args, **kwargs):
         raise SandboxFault("the grading worker did not start (EOFError); output:\nModuleNotFoundError: No module named 'numpy'")
 
-    monkeypatch.setattr(selfcheck, "run", fails)
+    monkeypatch.setattr(grading_check, "run", fails)
     assert cli.main(["check", "-p", "qkv_arithmetic"]) == 3
     err = capsys.readouterr().err
     assert err.startswith("error: the sandbox failed on this machine") and "not of the code graded" in err

@@ -13,7 +13,7 @@ import yaml
 
 from autograder.grading.runner import load_tests
 from autograder.model import manifest, paths
-from autograder.staff import templating
+from autograder.staff import templates
 from autograder.staff.handout import TOP
 
 
@@ -59,7 +59,7 @@ def test_no_reference_hidden_test_or_mistake_inside(handout, assignment):
         assert problem["hidden_points"] == sum(manifest.points_in(p) for p in assignment.problem(module).hidden_tests)
     assert not [n for n, t in texts.items() if n.endswith(".py") and "hidden=True" in t]
     for module in assignment.modules:
-        secret = {line for line in templating.solution_lines((paths.REFERENCE / f"{module}.py").read_text()) if names_in(line)}
+        secret = {line for line in templates.solution_lines((paths.REFERENCE / f"{module}.py").read_text()) if names_in(line)}
         leaks = [(n, line.strip()) for n, t in texts.items() for line in t.splitlines() if line.strip() in secret]
         assert not leaks, leaks[:5]
     for readme in (paths.ASSIGNMENTS / m / "README.md" for m in assignment.modules):
