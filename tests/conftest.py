@@ -26,7 +26,7 @@ JOINED_FILES = {
     "tests/staff/test_validate.py": "graded_variants",  # every problem's variants, graded once
     "tests/test_spec_coverage.py": "graded_variants",
     "tests/gradescope/test_emulate.py": "emulation",
-    "tests/commands/staff/test_emulate.py": "emulation",
+    "tests/commands/test_emulate.py": "emulation",
 }
 
 # The longest groups, started first (in this order) so that none of them is the last to finish.
@@ -39,9 +39,9 @@ FIRST = ("tests/hostile/test_hostile.py", "emulation", "graded_variants", "tests
 # `--no-grading` (`make test-fast`) leaves these files out and makes a test of any other file that starts grading fail,
 # naming what it started, so a new test that grades is added here rather than slowing the fast tier down unseen.
 GRADING_FILES = {
-    "tests/commands/staff/test_grade.py",
-    "tests/commands/staff/test_grade_all.py",
-    "tests/commands/staff/test_validate.py",
+    "tests/commands/test_grade.py",
+    "tests/commands/test_grade_all.py",
+    "tests/commands/test_validate.py",
     "tests/commands/test_check.py",
     "tests/commands/test_submit.py",
     "tests/gradescope/test_build.py",

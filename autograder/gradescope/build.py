@@ -29,7 +29,7 @@ from .otter_bridge import DRIVER_NOTEBOOK, ENTRY_SCRIPT, HARNESS_FOLDER, OTTER_P
 
 # The zip carries recorded expected values instead of what computes them: no reference, mistakes or fair variants,
 # and none of the staff tools (recording, solutions, validation, handout) or staff commands.
-LEFT_OUT = ("commands.staff", "staff")
+LEFT_OUT = ("staff", *paths.staff_commands())
 SOLUTIONS = shutil.ignore_patterns(*paths.BYTECODE, "mistakes", "fair", records.SHIPPED_NAME)
 EXECUTABLE = ("setup.sh", "run_autograder")
 

@@ -27,7 +27,7 @@ from . import starter_notebook, templates
 TOP = "attention-handout"
 # The staff commands, the staff tools and the Gradescope adapter: a student has no use for them (no reference, no hidden
 # tests).
-LEFT_OUT = ("commands.staff", "staff", "gradescope")
+LEFT_OUT = ("staff", "gradescope", *paths.staff_commands())
 IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?:png|jpg|jpeg|svg|gif))\"")
 
 README = """\

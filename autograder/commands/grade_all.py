@@ -7,11 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...gradescope import export as gradescope_export
-from ...reports.terminal import one_line, safe
-from ...sandbox import policy
-from ...sandbox.policy import refuse_unsandboxed
-from ...staff import grade_all
+from ..gradescope import export as gradescope_export
+from ..reports.terminal import one_line, safe
+from ..sandbox import policy
+from ..sandbox.policy import refuse_unsandboxed
+from ..staff import grade_all
 
 NAME = "grade-all"
 HELP = "staff: grade every submission (folder or zip) in DIR, or a Gradescope export, into a CSV"

@@ -4,7 +4,7 @@ import argparse
 import json
 from collections import Counter
 
-from autograder.commands.staff import emulate
+from autograder.commands import emulate
 from autograder.gradescope import container, layout
 from autograder.gradescope import emulate as gradescope_emulate
 from autograder.model import manifest, paths

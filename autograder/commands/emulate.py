@@ -9,9 +9,9 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from ...gradescope import build, emulate, layout
-from ...model import manifest, paths
-from ...reports.score_table import problem_totals
+from ..gradescope import build, emulate, layout
+from ..model import manifest, paths
+from ..reports.score_table import problem_totals
 
 NAME = "emulate"
 HELP = "grade a submission the way Gradescope runs the zip (root, /autograder, its CPU and memory)"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...model import paths
-from ...staff import new_problem
+from ..model import paths
+from ..staff import new_problem
 
 NAME = "new-problem"
 HELP = "staff: scaffold a new problem (manifest, statement, tests, a mistake, a fair variant, reference) and list it"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ...model import manifest, paths
-from ...staff import templates
+from ..model import manifest, paths
+from ..staff import templates
 
 NAME = "templates"
 HELP = "regenerate student_template/ from reference/"

@@ -339,7 +339,7 @@ def test_bad_arguments_are_explained_before_any_grading(tmp_path):
 def test_printed_names_are_escaped_and_a_folder_not_graded_is_listed(tmp_path, monkeypatch, capsys):
     import argparse
 
-    from autograder.commands.staff import grade_all as command
+    from autograder.commands import grade_all as command
     from autograder.staff import grade_all
     from tests.staff.test_grade_all import GOOD, FakeSession, fake_grade
 
@@ -371,7 +371,7 @@ def test_printed_names_are_escaped_and_a_folder_not_graded_is_listed(tmp_path, m
 def test_shard_and_merge_through_the_command(tmp_path, monkeypatch, capsys):
     import argparse
 
-    from autograder.commands.staff import grade_all as command
+    from autograder.commands import grade_all as command
     from autograder.staff import grade_all
     from tests.staff.test_grade_all import FakeSession, fake_export, fake_grade
 

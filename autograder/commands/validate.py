@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from ...model import manifest
-from ...staff import validate
-from ..common import known_problems
+from ..model import manifest
+from ..staff import validate
+from .common import known_problems
 
 NAME = "validate"
 HELP = "staff: check every problem's tests grade reference, stubs, mistakes and fair variants right"
