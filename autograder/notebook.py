@@ -20,7 +20,7 @@ from .grading import submit as grading_submit
 from .model import manifest, paths
 from .model.scores import GradeReport
 from .reports import notebook_html, terminal
-from .sandbox.session import WorkerSession
+from .sandbox import WorkerSession
 
 
 @dataclass

@@ -31,8 +31,7 @@ from ..grading.runner import TestSpec, load_tests
 from ..model import manifest, paths
 from ..model.manifest import Assignment, Problem
 from ..model.scores import ProblemResult
-from ..sandbox import errors
-from ..sandbox.session import WorkerSession
+from ..sandbox import WorkerSession, errors
 from . import solutions, templates
 
 

@@ -512,12 +512,13 @@ def test_one_upload_rule_packaging_costs_the_problem_damage_is_left_out_and_the_
 
 
 def test_a_run_removes_the_sandbox_folders_a_killed_run_left(tmp_path, fake, monkeypatch):
+    from autograder.sandbox import runtime
     from tests.sandbox.test_runtime import dead_pid
 
     temp = tmp_path / "tmp"
     (temp / f"autograder-box-{dead_pid()}-k9" / "submissions").mkdir(parents=True)
-    monkeypatch.setattr(grade_all.runtime.tempfile, "tempdir", str(temp))
-    monkeypatch.setattr(grade_all.runtime, "TMP_FOLDERS", ())
+    monkeypatch.setattr(runtime.tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(runtime, "TMP_FOLDERS", ())
     stream = io.StringIO()
     grade_all.grade_all(fake_folder(tmp_path), tmp_path / "out" / "grades.csv", assignment=one_problem(tmp_path), stream=stream)
     assert stream.getvalue().splitlines()[0] == f"removed 1 sandbox folders (students' modules) a killed run left in {temp}"
