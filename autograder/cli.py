@@ -12,14 +12,8 @@ from typing import NoReturn
 from .commands import COMMANDS
 
 UNIX_ONLY = ("fcntl", "termios", "resource", "grp", "pwd")
-STAFF_PACKAGES = ("commands.staff", "staff", "gradescope")  # not in the students' handout
-SANDBOXED = (
-    "check",
-    "submit",
-    "staff.grade",
-    "staff.grade_all",
-    "staff.validate",
-)  # commands that start a worker: probe early
+STAFF_PACKAGES = ("staff", "gradescope")  # not in the students' handout (nor are the staff's commands)
+SANDBOXED = ("check", "submit", "grade", "grade_all", "validate")  # commands that start a worker: probe early
 
 
 def _staff_only(name: str):
@@ -52,7 +46,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module_name in COMMANDS if only is None else (only,):
         path = f"{__package__}.commands.{module_name}"
-        name = module_name.rpartition(".")[2].replace("_", "-")
+        name = module_name.replace("_", "-")
         try:
             command = importlib.import_module(path)
         except ModuleNotFoundError as exc:
@@ -90,7 +84,7 @@ def _left_out(missing: str | None, path: str) -> bool:
 
 def _command_named(word: str) -> str | None:
     """The module of ``commands`` that ``word`` (as typed on the command line) names, if any."""
-    return {m.rpartition(".")[2].replace("_", "-"): m for m in COMMANDS}.get(word)
+    return {m.replace("_", "-"): m for m in COMMANDS}.get(word)
 
 
 def main(argv: list[str] | None = None) -> int:

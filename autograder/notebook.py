@@ -15,11 +15,12 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .grading import handin, selfcheck
+from .grading import check as grading_check
+from .grading import submit as grading_submit
 from .model import manifest, paths
 from .model.scores import GradeReport
 from .reports import notebook_html, terminal
-from .sandbox.session import WorkerSession
+from .sandbox import WorkerSession
 
 
 @dataclass
@@ -93,13 +94,13 @@ def check(*problems: str, folder: str | Path | None = None) -> CheckResult:
         unknown = [p for p in problems if p not in assignment.modules]
         where = Path(folder) if folder is not None else paths.TEMPLATES
         if unknown:
-            result = CheckResult(False, usage=selfcheck.unknown_problem(unknown[0], assignment.modules))
+            result = CheckResult(False, usage=grading_check.unknown_problem(unknown[0], assignment.modules))
         elif not where.exists():
             result = CheckResult(False, usage=WRONG_FOLDER.format(where=where))
         else:
-            report = selfcheck.run(where, assignment, list(problems), session=_session(assignment))
+            report = grading_check.run(where, assignment, list(problems), session=_session(assignment))
             result = CheckResult(
-                report.all_passed, report, selfcheck.verdict(report, assignment), problems=list(problems)
+                report.all_passed, report, grading_check.verdict(report, assignment), problems=list(problems)
             )
     except Exception:  # noqa: BLE001 - a fault of the grader or the machine must not end the student's session
         close()  # a worker in an unknown state: the next check starts afresh
@@ -118,10 +119,10 @@ def submit(folder: str | Path | None = None, out: str | Path = "submission.zip")
         if not where.exists():
             result = SubmitResult(None, [], CheckResult(False, usage=WRONG_FOLDER.format(where=where)))
         else:
-            done = handin.submit(where, Path(out), assignment, session=_session(assignment))
-            check = (CheckResult(done.report.all_passed, done.report, selfcheck.verdict(done.report, assignment))
+            done = grading_submit.submit(where, Path(out), assignment, session=_session(assignment))
+            check = (CheckResult(done.report.all_passed, done.report, grading_check.verdict(done.report, assignment))
                      if done.report is not None else CheckResult(False, usage=done.error))
-            result = SubmitResult(done.out, handin.describe(done, assignment), check)
+            result = SubmitResult(done.out, grading_submit.describe(done, assignment), check)
     except Exception:  # noqa: BLE001 - a fault of the grader or the machine must not end the student's session
         close()
         result = SubmitResult(None, [], CheckResult(False, error=traceback.format_exc(limit=5)))
@@ -137,7 +138,7 @@ _SESSIONS: list[WorkerSession] = []
 def _session(assignment) -> list[WorkerSession] | None:
     """The notebook's workers, started at the first check; None on the portable path (fresh children at every check)."""
     if not _SESSIONS:
-        _SESSIONS.extend(selfcheck.open_sessions(assignment))
+        _SESSIONS.extend(grading_check.open_sessions(assignment))
         if _SESSIONS:
             atexit.register(close)
     return list(_SESSIONS) or None

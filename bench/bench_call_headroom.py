@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from autograder.gradescope import container  # noqa: E402
 from autograder.grading import grader, time_rules  # noqa: E402
 from autograder.model import manifest  # noqa: E402
-from autograder.staff import validation  # noqa: E402
+from autograder.staff import validate  # noqa: E402
 
 TARGET = 5.0
 
@@ -35,7 +35,7 @@ def measure() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for problem in assignment.problems:
-                for label, kind, source in validation.variant_sources(problem):
+                for label, kind, source in validate.variant_sources(problem):
                     if kind not in ("reference", "fair"):
                         continue
                     folder = Path(tmp) / problem.module / label.replace(":", "_")

@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.grading import grader, selfcheck  # noqa: E402
+from autograder.grading import check, grader  # noqa: E402
 from autograder.grading.observers import Observer  # noqa: E402
 from autograder.model import manifest  # noqa: E402
 
@@ -34,7 +34,7 @@ PY = sys.executable
 def check_wall(tree: Path, submission: Path, workers: int | None = None) -> float:
     """Seconds of one `check` in ``tree`` (with ``workers``: the same run with that many workers, whatever the load)."""
     command = ([PY, "-m", "autograder", "check", str(submission)] if workers is None else
-               [PY, "-c", f"from autograder.grading import selfcheck; selfcheck.run({str(submission)!r}, workers={workers})"])
+               [PY, "-c", f"from autograder.grading import check; check.run({str(submission)!r}, workers={workers})"])
     start = time.perf_counter()
     subprocess.run(command, cwd=tree, capture_output=True, check=False)
     return time.perf_counter() - start
@@ -56,7 +56,7 @@ def serial_profile(submission: Path) -> tuple[float, dict[str, float]]:
     """A worker's start (to the end of a first, small problem) and each problem's seconds in one serial self-check on
     a worker already started."""
     assignment = manifest.load()
-    session = selfcheck.open_session(assignment)
+    session = check.open_session(assignment)
     try:
         start = time.perf_counter()
         grader.grade(submission, assignment, grader.Purpose.SELF_CHECK, modules=[assignment.modules[1]], session=session)

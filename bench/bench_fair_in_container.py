@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.gradescope import build, emulation, layout  # noqa: E402
+from autograder.gradescope import build, emulate, layout  # noqa: E402
 from autograder.grading import worker_memory  # noqa: E402
 from autograder.model import manifest, paths  # noqa: E402
 from autograder.reports.score_table import problem_totals  # noqa: E402
@@ -45,7 +45,7 @@ def variant_submissions(tmp: Path, kind: str) -> list[tuple[Path, dict[str, str]
     return runs
 
 
-def describe(run: emulation.Run) -> str:
+def describe(run: emulate.Run) -> str:
     peak = f"{run.peak_memory_mb:.0f} MB" if run.peak_memory_mb is not None else "unknown"
     return f"wall {run.wall_seconds:.1f} s; peak memory {peak}; CPU {run.cpu_seconds or 0:.1f} s; OOM kills {run.oom_kills}"
 
@@ -63,7 +63,7 @@ def main() -> int:
     misses = 0
     with tempfile.TemporaryDirectory() as tmp:
         try:
-            reference = emulation.emulate(zip_path, paths.REFERENCE)
+            reference = emulate.emulate(zip_path, paths.REFERENCE)
         except layout.LayoutError as exc:
             print(f"skipped: {exc}")
             return 0
@@ -72,7 +72,7 @@ def main() -> int:
         misses += score != assignment.total_points
         runs = variant_submissions(Path(tmp), "fair") + (variant_submissions(Path(tmp), "mistake") if args.mistakes else [])
         for folder, held in runs:
-            run = emulation.emulate(zip_path, folder)
+            run = emulate.emulate(zip_path, folder)
             totals = problem_totals(run.results, assignment.modules) if run.results else {}
             print(f"\n== {folder.name}: {describe(run)}")
             for module in assignment.modules:

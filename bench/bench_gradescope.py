@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.gradescope import build, emulation, layout, probes  # noqa: E402
+from autograder.gradescope import build, emulate, layout, probes  # noqa: E402
 from autograder.model import manifest, paths  # noqa: E402
 from autograder.reports.score_table import problem_totals  # noqa: E402
 
@@ -51,7 +51,7 @@ def main() -> None:
             if args.only and args.only not in name:
                 continue
             try:
-                run = emulation.emulate(zip_path, submission, namespaces=namespaces)
+                run = emulate.emulate(zip_path, submission, namespaces=namespaces)
             except layout.LayoutError as exc:
                 print(f"skipped: {exc}")
                 return

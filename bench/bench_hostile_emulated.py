@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder.gradescope import build, emulation, layout, results_format  # noqa: E402
+from autograder.gradescope import build, emulate, layout, results_format  # noqa: E402
 from autograder.model import manifest, paths  # noqa: E402
 from autograder.reports.score_table import problem_totals  # noqa: E402
 
@@ -51,7 +51,7 @@ def main() -> None:
             submission = hostile_submission(Path(tmp) / case.stem, case)
             for namespaces in (True, False):
                 try:
-                    run = emulation.emulate(zip_path, submission, namespaces=namespaces)
+                    run = emulate.emulate(zip_path, submission, namespaces=namespaces)
                 except layout.LayoutError as exc:
                     raise SystemExit(f"skipped: {exc}") from None
                 valid = run.results is not None and not results_format.problems(run.results)

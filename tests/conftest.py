@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.model import manifest
-from autograder.staff import validation
+from autograder.staff import validate
 
 # Problems whose validation waits out a per-call time limit (a quadratic-time mistake): started first.
 SLOWEST = ("random_features", "causal_linear_attention")
@@ -23,10 +23,10 @@ SLOWEST = ("random_features", "causal_linear_attention")
 # group. (xdist's loadgroup would read xdist_group marks, but with pytest 9.2 it silently stops grouping:
 # pytest-dev/pytest-xdist#1386; this is loadfile with a few files joined.)
 JOINED_FILES = {
-    "tests/staff/test_validation.py": "graded_variants",  # every problem's variants, graded once
+    "tests/staff/test_validate.py": "graded_variants",  # every problem's variants, graded once
     "tests/test_spec_coverage.py": "graded_variants",
-    "tests/gradescope/test_emulation.py": "emulation",
-    "tests/commands/staff/test_emulate.py": "emulation",
+    "tests/gradescope/test_emulate.py": "emulation",
+    "tests/commands/test_emulate.py": "emulation",
 }
 
 # The longest groups, started first (in this order) so that none of them is the last to finish.
@@ -39,32 +39,32 @@ FIRST = ("tests/hostile/test_hostile.py", "emulation", "graded_variants", "tests
 # `--no-grading` (`make test-fast`) leaves these files out and makes a test of any other file that starts grading fail,
 # naming what it started, so a new test that grades is added here rather than slowing the fast tier down unseen.
 GRADING_FILES = {
-    "tests/commands/staff/test_grade.py",
-    "tests/commands/staff/test_grade_all.py",
-    "tests/commands/staff/test_validate.py",
+    "tests/commands/test_grade.py",
+    "tests/commands/test_grade_all.py",
+    "tests/commands/test_validate.py",
     "tests/commands/test_check.py",
     "tests/commands/test_submit.py",
     "tests/gradescope/test_build.py",
-    "tests/gradescope/test_emulation.py",
+    "tests/gradescope/test_emulate.py",
     "tests/gradescope/test_entry.py",
     "tests/grading/test_grader.py",
-    "tests/grading/test_handin.py",
+    "tests/grading/test_submit.py",
     "tests/grading/test_observers.py",
     "tests/grading/test_oversubscribed.py",
     "tests/grading/test_reusable_session.py",
-    "tests/grading/test_selfcheck.py",
+    "tests/grading/test_check.py",
     "tests/grading/test_time_rules.py",
     "tests/hostile/test_cost.py",
     "tests/hostile/test_hostile.py",
     "tests/hostile/test_isolation.py",
     "tests/sandbox/test_portable.py",
     "tests/sandbox/test_session.py",
-    "tests/staff/test_batch.py",
+    "tests/staff/test_grade_all.py",
     "tests/staff/test_handout.py",
-    "tests/staff/test_scaffold.py",
+    "tests/staff/test_new_problem.py",
     "tests/staff/test_starter_notebook.py",
     "tests/staff/test_student_install.py",
-    "tests/staff/test_validation.py",
+    "tests/staff/test_validate.py",
     "tests/test_notebook.py",
     "tests/test_public_coverage.py",
     "tests/test_spec_coverage.py",
@@ -191,7 +191,7 @@ def graded_variants(assignment, request):
     def start(modules):
         for module in sorted(modules, key=lambda m: (m not in SLOWEST, m)):
             if module not in futures:
-                futures[module] = pool.submit(validation.grade_variants, assignment.problem(module))
+                futures[module] = pool.submit(validate.grade_variants, assignment.problem(module))
 
     def outcomes(problem):
         if not futures:

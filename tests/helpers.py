@@ -68,7 +68,7 @@ def one_problem_root(tmp_path: Path, module: str, name: str = "root", also: tupl
                      variants: int | None = None) -> Path:
     """A copy of the project inputs whose manifest lists only ``module`` (and the problems ``also``; use it as
     AUTOGRADER_ROOT). With ``variants``, each problem keeps only its first that many mistakes and fair variants (for a
-    test of a command, not of the variants themselves, which tests/staff/test_validation.py grades in full)."""
+    test of a command, not of the variants themselves, which tests/staff/test_validate.py grades in full)."""
     root = tmp_path / name
     for each in (module, *also):
         shutil.copytree(paths.ASSIGNMENTS / each, root / "assignments" / each)

@@ -3,6 +3,7 @@
 import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from autograder.model import paths
@@ -39,3 +40,32 @@ def test_test_files_import_only_the_testkit():
     assert files
     strays = {str(f.relative_to(paths.ROOT)): sorted(autograder_imports(f) - {"autograder.testkit"}) for f in files}
     assert not {f: m for f, m in strays.items() if m}, strays
+
+
+def test_the_handout_contract_forbids_every_module_the_handout_leaves_out():
+    from autograder.staff import handout
+
+    pyproject = tomllib.loads((paths.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    [contract] = [c for c in pyproject["tool"]["importlinter"]["contracts"] if "handout ships" in c["name"]]
+    assert set(contract["forbidden_modules"]) == {f"autograder.{m}" for m in handout.LEFT_OUT}
+    assert {f"autograder.commands.{c}" for c in paths.STUDENT_COMMANDS} <= set(contract["source_modules"])
+
+
+SANDBOX_PUBLIC_MODULES = {"errors", "policy", "boundary", "environment", "worker.wire"}
+
+
+def test_every_sandbox_module_is_public_or_kept_inside_by_the_contract():
+    pyproject = tomllib.loads((paths.ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    [contract] = [c for c in pyproject["tool"]["importlinter"]["contracts"] if "public face" in c["name"]]
+    sandbox = paths.PACKAGE_DIR / "sandbox"
+    modules = {".".join(p.relative_to(sandbox).with_suffix("").parts) for p in sandbox.rglob("*.py") if p.stem != "__init__"}
+    internal = {m.removeprefix("autograder.sandbox.") for m in contract["forbidden_modules"]}
+    assert modules - SANDBOX_PUBLIC_MODULES == internal
+    assert SANDBOX_PUBLIC_MODULES <= modules
+
+
+def test_the_sandbox_s_public_names_resolve():
+    import autograder.sandbox as sandbox
+
+    missing = [name for name in sandbox.__all__ if getattr(sandbox, name, None) is None]
+    assert not missing, missing

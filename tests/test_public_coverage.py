@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from autograder.grading import selfcheck
+from autograder.grading import check as grading_check
 from autograder.model import manifest, paths
 from autograder.staff import solutions
 
@@ -79,6 +79,6 @@ def test_a_forgotten_causal_mask_fails_a_public_test(tmp_path):
     mistake = paths.ASSIGNMENTS / "qkv_arithmetic" / "mistakes" / "softmax_attention_drops_causal.py"
     source = solutions.compose("qkv_arithmetic", mistake.read_text(encoding="utf-8"), mistake.name)
     (tmp_path / "qkv_arithmetic.py").write_text(source)
-    report = selfcheck.run(tmp_path, ASSIGNMENT, ["qkv_arithmetic"])
+    report = grading_check.run(tmp_path, ASSIGNMENT, ["qkv_arithmetic"])
     failed = [t.name for t in report.problems[0].tests if not t.passed]
     assert failed == ["causal_batched_attention_in_single_precision"], failed

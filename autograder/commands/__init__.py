@@ -1,21 +1,24 @@
-"""One module per command of ``python -m autograder``: its arguments, one call, and what it prints.
+"""One module per command of ``python -m autograder``, named as the command: its arguments, one call, and what it
+prints.
 
 Each module has ``NAME``, ``HELP``, ``DESCRIPTION``, ``add_arguments(parser)`` and ``run(args) -> int``.
-What a command does lives in the layer below (``grading``, ``staff``, ``gradescope``); a command only
-parses, calls and prints. Commands for everyone sit here, staff commands in ``commands/staff/``, which
-the students' handout does not ship (``cli`` then explains instead of listing them).
+What a command does lives in the layer below, in the module of the same name where it is one command's work
+(``grading.check``, ``staff.grade_all``, ``gradescope.emulate``...); a command only parses, calls and prints.
+The students' handout and the Gradescope zip ship only ``model.paths.STUDENT_COMMANDS`` (the copies are made below
+this layer): every other command is staff's, and ``cli`` explains it instead of listing it where it is left out.
 """
 
+from ..model.paths import STUDENT_COMMANDS
+
 COMMANDS = (
-    "check",
-    "submit",
-    "staff.config",
-    "staff.grade",
-    "staff.build",
-    "staff.templates",
-    "staff.validate",
-    "staff.grade_all",
-    "staff.handout",
-    "staff.emulate",
-    "staff.new_problem",
+    *STUDENT_COMMANDS,
+    "config",
+    "grade",
+    "build",
+    "templates",
+    "validate",
+    "grade_all",
+    "handout",
+    "emulate",
+    "new_problem",
 )

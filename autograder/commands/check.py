@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..grading import selfcheck
+from ..grading import check as grading_check
 from ..model import manifest, paths
 from ..reports import terminal
 from .common import known_problems
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     modules = known_problems(assignment, args.problem)
     if modules is None:
         return 2
-    report = selfcheck.run(folder, assignment, modules)
+    report = grading_check.run(folder, assignment, modules)
     print(terminal.render(report, title=f"Public tests on {folder}"))
-    print(selfcheck.verdict(report, assignment))
+    print(grading_check.verdict(report, assignment))
     return 0 if report.all_passed else 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..grading.selfcheck import unknown_problem
+from ..grading.check import unknown_problem
 from ..model import manifest
 
 

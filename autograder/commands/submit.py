@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..grading import handin
+from ..grading import submit as grading_submit
 from ..model import manifest, paths
 from ..reports import terminal
 
@@ -33,9 +33,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {folder} does not exist; pass the folder (or zip) holding your .py files", file=sys.stderr)
         return 2
     assignment = manifest.load()
-    done = handin.submit(folder, Path(args.out), assignment)
+    done = grading_submit.submit(folder, Path(args.out), assignment)
     if done.report is not None:
         print(terminal.render(done.report, title=f"Public tests on {folder}"))
         print()
-    print("\n".join(handin.describe(done, assignment)))
+    print("\n".join(grading_submit.describe(done, assignment)))
     return 0 if done.out is not None else 2

@@ -20,14 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from ..sandbox import codec
+from ..sandbox import GRADER_MAKE, to_array
 from ..sandbox.worker import wire
 from ..settings import KEEP_INPUT_ELEMENTS
 
 
 def encode_inputs(args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
     """A call's inputs as one encoded tree and its arrays."""
-    return wire.encode([list(args), dict(kwargs)], codec.to_array)
+    return wire.encode([list(args), dict(kwargs)], to_array)
 
 
 def exact_key(func: str, tree: Any, arrays: list[np.ndarray]) -> str:
@@ -173,7 +173,7 @@ class _Blobs:
 def decode(value: tuple[Any, list[np.ndarray]]) -> Any:
     """A recorded value as the grader sees values that crossed the sandbox (numpy arrays, plain data)."""
     tree, arrays = value
-    return wire.decode(tree, arrays, codec.GRADER_MAKE)
+    return wire.decode(tree, arrays, GRADER_MAKE)
 
 
 def _same(a: object, blobs_a: list, b: object, blobs_b: list) -> bool:

@@ -22,7 +22,7 @@ from .entry import ENTRY_SCRIPT, ENTRY_SOURCE
 
 # The zip carries recorded expected values instead of what computes them: no reference, mistakes or fair variants,
 # and none of the staff tools (recording, solutions, validation, handout) or staff commands.
-LEFT_OUT = ("commands.staff", "staff")
+LEFT_OUT = ("staff", *paths.staff_commands())
 SOLUTIONS = shutil.ignore_patterns(*paths.BYTECODE, "mistakes", "fair", records.SHIPPED_NAME)
 EXECUTABLE = ("setup.sh", "run_autograder")
 

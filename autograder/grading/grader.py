@@ -19,10 +19,7 @@ from ..expected import records
 from ..model import manifest, scores
 from ..model.manifest import Assignment, Problem
 from ..model.scores import GradeReport, ProblemResult, TestResult
-from ..sandbox import policy
-from ..sandbox.portable import PortableSession
-from ..sandbox.portable import describe as describe_portable
-from ..sandbox.session import HARNESS_ROOT, WorkerSession
+from ..sandbox import HARNESS_ROOT, PortableSession, WorkerSession, describe_portable, policy
 from . import submission, worker_memory
 from .observers import Observer, Observers
 from .proxy import StudentModule

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..sandbox import codec, errors
-from ..sandbox.session import StudentCallError, WorkerSession
+from ..sandbox import WorkerSession, encode_call, errors
+from ..sandbox.errors import StudentCallError
 from ..sandbox.worker import wire
 from ..settings import TAPE_MB
 from .named import with_callables
@@ -131,7 +131,7 @@ def call_key(worker_name: str, func: str, args: tuple, kwargs: dict) -> str:
     """A fingerprint of a call: the function and its inputs as they cross the wire."""
     digest = hashlib.sha256(f"{worker_name}.{func}".encode())
     try:
-        tree, blobs = codec.encode_call(args, kwargs)
+        tree, blobs = encode_call(args, kwargs)
     except wire.WireError:
         return f"unencodable:{digest.hexdigest()}"
     digest.update(json.dumps(tree, sort_keys=True, default=str).encode())

@@ -16,8 +16,7 @@ from typing import Any
 from ..expected.records import MissingExpected
 from ..model.manifest import ManifestError, Problem
 from ..model.scores import NO_EXPECTED, TestResult
-from ..sandbox.errors import StudentCallError
-from ..sandbox.session import SandboxFault
+from ..sandbox.errors import SandboxFault, StudentCallError
 from ..testkit.calls import collecting_mistakes, mistakes_shown
 from ..testkit.checks import DEFERRED, REVEAL
 from .proxy import Tape, TapeBudget, on_tape

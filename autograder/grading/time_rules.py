@@ -47,9 +47,8 @@ from typing import Any, Protocol
 
 from .. import settings
 from ..model.manifest import Assignment, GradescopeSettings, Problem
-from ..sandbox import errors
+from ..sandbox import Exchange, errors
 from ..sandbox.errors import StudentCallError
-from ..sandbox.exchange import Exchange
 from ..settings import BUDGET_FACTOR, CPU_SHARE, DEADLINE_FRACTION, GRADER_SECONDS, RESTART_SECONDS, WALL_BACKSTOP
 from .observers import Observer
 

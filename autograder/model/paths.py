@@ -17,11 +17,23 @@ ASSIGNMENT_MANIFEST = ASSIGNMENTS / "assignment.yaml"
 
 BYTECODE = ("__pycache__", "*.pyc", ".pytest_cache")
 
+# The commands students get: of ``commands/``, the students' handout and the Gradescope zip ship these and the helpers
+# beside them; every other command is staff's and stays behind, so a new command is left out until it is listed here.
+STUDENT_COMMANDS = ("check", "submit")
+COMMAND_HELPERS = ("__init__", "common")
 
-def package_without(*packages: str) -> Callable[[str, list[str]], set[str]]:
-    """An ``ignore`` for copying the package with ``shutil.copytree``, leaving out whole sub-packages (dotted, e.g.
-    ``"commands.staff"``) and bytecode: what ships is chosen by package, never by file name."""
-    left_out = {PACKAGE_DIR.joinpath(*p.split(".")) for p in packages}
+
+def staff_commands() -> tuple[str, ...]:
+    """The modules of ``commands/`` only staff use (dotted, for ``package_without``): every one but the students'."""
+    shipped = {*STUDENT_COMMANDS, *COMMAND_HELPERS}
+    return tuple(f"commands.{p.stem}" for p in sorted((PACKAGE_DIR / "commands").glob("*.py")) if p.stem not in shipped)
+
+
+def package_without(*left_out_names: str) -> Callable[[str, list[str]], set[str]]:
+    """An ``ignore`` for copying the package with ``shutil.copytree``, leaving out sub-packages and modules (dotted:
+    ``"staff"``, ``"commands.grade"``) and bytecode."""
+    left_out = {PACKAGE_DIR.joinpath(*p.split(".")) for p in left_out_names}
+    left_out |= {p.with_name(f"{p.name}.py") for p in left_out}
     bytecode = shutil.ignore_patterns(*BYTECODE)
 
     def ignore(folder: str, names: list[str]) -> set[str]:

@@ -22,12 +22,12 @@ from ..model import manifest, paths
 from ..model.manifest import Assignment
 from ..sandbox import environment
 from ..testkit.problem_helpers import support_path
-from . import starter_notebook, templating
+from . import starter_notebook, templates
 
 TOP = "attention-handout"
 # The staff commands, the staff tools and the Gradescope adapter: a student has no use for them (no reference, no hidden
 # tests).
-LEFT_OUT = ("commands.staff", "staff", "gradescope")
+LEFT_OUT = ("staff", "gradescope", *paths.staff_commands())
 IMAGE = re.compile(r"\]\(([^)\s]+\.(?:png|jpg|jpeg|svg|gif))\)|src=\"([^\"]+\.(?:png|jpg|jpeg|svg|gif))\"")
 
 README = """\
@@ -213,7 +213,7 @@ def stage_handout(stage: Path, assignment: Assignment) -> None:
     record_public_expected(assignment, records.shipped_folder(stage / "assignments"))
     (stage / "student_template").mkdir()
     for module in assignment.modules:
-        stub = (paths.TEMPLATES / f"{module}.py").read_text(encoding="utf-8").replace(templating.HEADER, STUB_HEADER, 1)
+        stub = (paths.TEMPLATES / f"{module}.py").read_text(encoding="utf-8").replace(templates.HEADER, STUB_HEADER, 1)
         (stage / "student_template" / f"{module}.py").write_text(stub, encoding="utf-8")
     (stage / "requirements.txt").write_text(student_requirements(), encoding="utf-8")
     shutil.copy(Path(__file__).with_name("handout_conftest.py"), stage / "conftest.py")

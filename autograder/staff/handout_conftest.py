@@ -88,12 +88,13 @@ class PublicTests(pytest.File):
         """This problem as the self-check graded it: every problem collected is graded in one run, at the first item."""
         report = self.config.stash.get(_GRADED, None)
         if report is None:
-            from autograder.grading import selfcheck
+            from autograder.grading import check as grading_check
             from autograder.model import paths
 
             collected = [item.parent.module for item in self.session.items if isinstance(item.parent, PublicTests)]
             asked = self.config.getoption("--submission")
-            report = selfcheck.run(Path(asked) if asked else paths.TEMPLATES, modules=list(dict.fromkeys(collected)))
+            folder = Path(asked) if asked else paths.TEMPLATES
+            report = grading_check.run(folder, modules=list(dict.fromkeys(collected)))
             self.config.stash[_GRADED] = report
         return next(p for p in report.problems if p.module == self.module)
 

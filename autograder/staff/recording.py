@@ -23,8 +23,9 @@ from ..expected import records
 from ..expected.store import Entry, Store, decode, encode_inputs, exact_key
 from ..model import manifest
 from ..model.manifest import Problem, callables_source
-from ..sandbox.session import StudentCallError
-from ..sandbox.worker import metering, serving, wire
+from ..sandbox import argument_makers, encode_result, metered
+from ..sandbox.errors import StudentCallError
+from ..sandbox.worker import wire
 from ..settings import HINT_MAX_ELEMENTS
 from ..testkit import calls
 from . import solutions
@@ -39,7 +40,7 @@ class RecordingError(Exception):
 
 def _as_sent(value: Any) -> tuple[Any, list[np.ndarray]]:
     """A returned value encoded as the worker sends it."""
-    return serving.encode_result(value)
+    return encode_result(value)
 
 
 def _size(value: tuple[Any, list[np.ndarray]]) -> int:
@@ -55,7 +56,7 @@ def _run(impl: Any, args: tuple, kwargs: dict, callables: str | None = None) -> 
     """Run a trusted implementation on the inputs as the worker would receive them; its output as the worker sends
     it."""
     tree, arrays = encode_inputs(args, kwargs)
-    call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers(callables))
+    call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], argument_makers(callables))
     return _as_sent(impl(*call_args, **call_kwargs))
 
 
@@ -149,9 +150,9 @@ class TrustedFunction:
         zip)."""
         value = self._answer(args, kwargs, hints=False)
         tree, arrays = encode_inputs(args, kwargs)
-        call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], serving.argument_makers())
+        call_args, call_kwargs = wire.decode(tree, [a.copy() for a in arrays], argument_makers())
         options = {k: v for k, v in meter.items() if k != "memory_mb"}
-        _, cost = metering.metered(getattr(self.recorder.reference, self.func), call_args, call_kwargs, options)
+        _, cost = metered(getattr(self.recorder.reference, self.func), call_args, call_kwargs, options)
         return value, cost
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from autograder.gradescope import build, entry, otter_run
 from autograder.model import manifest, paths
-from autograder.staff import templating
+from autograder.staff import templates
 from tests.helpers import problem_totals, reference_submission, run_grade, zip_folder
 
 pytest.importorskip("otter", reason="otter-grader is a staff dependency (requirements-dev.txt)")
@@ -82,7 +82,7 @@ def test_zip_carries_recorded_values_and_no_solution_source(autograder_zip, assi
     with zipfile.ZipFile(autograder_zip) as zf:
         texts = {n: zf.read(n).decode("utf-8", "replace") for n in names if n.endswith((".py", ".json", ".ipynb", ".yaml", ".md"))}
     for module in assignment.modules:
-        secret = {line.strip() for line in templating.solution_lines((paths.REFERENCE / f"{module}.py").read_text())
+        secret = {line.strip() for line in templates.solution_lines((paths.REFERENCE / f"{module}.py").read_text())
                   if len(line.strip()) > 20}
         leaks = [(n, line.strip()) for n, t in texts.items() for line in t.splitlines() if line.strip() in secret]
         assert not leaks, leaks[:5]

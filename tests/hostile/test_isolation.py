@@ -416,7 +416,7 @@ def test_root_without_landlock_cannot_read_a_world_readable_copy_in_a_private_fo
 
 def test_emulated_container_writes_results_for_the_forged_header(tmp_path) -> None:
     """The forged header where it hurt most: in Gradescope's container a forged 500 MB header left no results.json."""
-    from autograder.gradescope import emulation
+    from autograder.gradescope import emulate
     from autograder.reports.score_table import problem_totals
     from tests.gradescope import projects
     from tests.gradescope.machine import require_emulation
@@ -431,7 +431,7 @@ def test_emulated_container_writes_results_for_the_forged_header(tmp_path) -> No
         (sub / f"{module}.py").write_bytes((reference / f"{module}.py").read_bytes())
     text = (ISOLATION / "wire.py").read_text(encoding="utf-8").replace("__MARKER__", "emulated")
     (sub / f"{th.HOST}.py").write_bytes((reference / f"{th.HOST}.py").read_bytes() + b"\n\n" + text.encode())
-    run = emulation.emulate(zip_path, sub, namespaces=False)
+    run = emulate.emulate(zip_path, sub, namespaces=False)
     assert not run.timed_out and run.results is not None, run.stdout[-3000:]
     scores = problem_totals(run.results, [th.HOST, witness])
     assert 0 < scores[th.HOST][0] < scores[th.HOST][1], scores

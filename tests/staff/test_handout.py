@@ -13,7 +13,7 @@ import yaml
 
 from autograder.grading.runner import load_tests
 from autograder.model import manifest, paths
-from autograder.staff import templating
+from autograder.staff import templates
 from autograder.staff.handout import TOP
 
 
@@ -45,10 +45,13 @@ def test_no_reference_hidden_test_or_mistake_inside(handout, assignment):
     assert all(n.startswith(TOP + "/") for n in names)
     parts = {p for n in names for p in n.split("/")}
     assert not parts & {"reference", "mistakes", "fair", "hidden.py"}
-    # The staff tools, the staff commands and the Gradescope adapter are left out as packages, whatever their files are called.
+    # The staff tools and the Gradescope adapter are left out as packages, whatever their files are called; of the
+    # commands, only the students' ship.
     package = f"{TOP}/autograder/"
     shipped = {n[len(package):].rsplit("/", 1)[0] for n in names if n.startswith(package) and "/" in n[len(package):]}
-    assert shipped and not shipped & {"staff", "gradescope", "commands/staff"}, sorted(shipped)
+    assert shipped and not shipped & {"staff", "gradescope"}, sorted(shipped)
+    commands = {n.rpartition("/")[2] for n in names if n.startswith(f"{package}commands/")}
+    assert commands == {"__init__.py", "common.py", "check.py", "submit.py"}, sorted(commands)
     assert {"grading", "sandbox", "sandbox/worker", "testkit", "expected", "model", "reports"} <= shipped
     for module in assignment.modules:
         assert f"{TOP}/student_template/{module}.py" in names
@@ -59,7 +62,7 @@ def test_no_reference_hidden_test_or_mistake_inside(handout, assignment):
         assert problem["hidden_points"] == sum(manifest.points_in(p) for p in assignment.problem(module).hidden_tests)
     assert not [n for n, t in texts.items() if n.endswith(".py") and "hidden=True" in t]
     for module in assignment.modules:
-        secret = {line for line in templating.solution_lines((paths.REFERENCE / f"{module}.py").read_text()) if names_in(line)}
+        secret = {line for line in templates.solution_lines((paths.REFERENCE / f"{module}.py").read_text()) if names_in(line)}
         leaks = [(n, line.strip()) for n, t in texts.items() for line in t.splitlines() if line.strip() in secret]
         assert not leaks, leaks[:5]
     for readme in (paths.ASSIGNMENTS / m / "README.md" for m in assignment.modules):

@@ -3,7 +3,7 @@ a second wording of the same advice."""
 
 import pytest
 
-from autograder.grading import selfcheck
+from autograder.grading import check as grading_check
 from autograder.model import paths
 from autograder.staff import solutions
 
@@ -30,7 +30,7 @@ def failed(tmp_path_factory, assignment):
         (folder / f"{module}.py").write_text((paths.REFERENCE / f"{module}.py").read_text() + wrong)
     transposed = next(v for v in solutions.mistakes("shift_matrix") if v.name == "transposed_block")
     (folder / "shift_matrix.py").write_text(transposed.source())  # a student's M with its 2x2 blocks transposed
-    report = selfcheck.run(folder, assignment, ["qkv_arithmetic", "complexity", "shift_matrix"])
+    report = grading_check.run(folder, assignment, ["qkv_arithmetic", "complexity", "shift_matrix"])
     return {t.name: t.details.get("Hint", "").splitlines() for p in report.problems for t in p.tests if not t.passed}
 
 

@@ -7,11 +7,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...gradescope import export as gradescope_export
-from ...reports.terminal import one_line, safe
-from ...sandbox import policy
-from ...sandbox.policy import refuse_unsandboxed
-from ...staff import batch
+from ..gradescope import export as gradescope_export
+from ..reports.terminal import one_line, safe
+from ..sandbox import policy
+from ..sandbox.policy import refuse_unsandboxed
+from ..staff import grade_all
 
 NAME = "grade-all"
 HELP = "staff: grade every submission (folder or zip) in DIR, or a Gradescope export, into a CSV"
@@ -68,8 +68,9 @@ def _earlier_run(against: str, out_dir: Path) -> Path | None:
     """The folder of the run to compare with, after checking it has records; None after explaining what is wrong."""
     old = Path(against)
     old = old.parent if old.is_file() else old
-    if not (old / batch.RECORDS).is_dir() or not any((old / batch.RECORDS).glob("*.json")):
-        print(f"error: --against {against}: no score records in {old / batch.RECORDS}; pass the folder of an earlier "
+    records = old / grade_all.RECORDS
+    if not records.is_dir() or not any(records.glob("*.json")):
+        print(f"error: --against {against}: no score records in {records}; pass the folder of an earlier "
               "grade-all run (the one holding its grades.csv, records/ and results/)", file=sys.stderr)
         return None
     if old.resolve() == out_dir.resolve():
@@ -93,37 +94,37 @@ def run(args: argparse.Namespace) -> int:
     if args.merge and args.shard:
         return _error("--merge and --shard do not go together: grade each shard, then merge them in another run")
     try:
-        shard = batch.parse_shard(args.shard) if args.shard else None
+        shard = grade_all.parse_shard(args.shard) if args.shard else None
     except ValueError as exc:
         return _error(str(exc))
     old = _earlier_run(args.against, out.parent) if args.against else None
     if args.against and old is None:
         return 2
     try:
-        opened, found = batch.open_batch(source, out, shard=shard)
+        opened, found = grade_all.open_batch(source, out, shard=shard)
         for message in opened.messages:
             print(one_line(f"warning: {message}"), file=sys.stderr)
         for name, reason in opened.refused.items():
             print(one_line(f"not graded: {name}: {reason}"), file=sys.stderr)
         if args.merge:
-            done = batch.merge(opened, [Path(d) for d in args.merge], found)
+            done = grade_all.merge(opened, [Path(d) for d in args.merge], found)
         else:
             print(policy.detect().describe(), file=sys.stderr)
-            done = batch.grade(opened, found, jobs=args.jobs, force=args.force)
-    except (batch.RunError, gradescope_export.ExportError) as exc:
+            done = grade_all.grade(opened, found, jobs=args.jobs, force=args.force)
+    except (grade_all.RunError, gradescope_export.ExportError) as exc:
         return _error(str(exc))
     if shard is not None:
         print(
-            f"graded shard {shard[0]}/{shard[1]}: {batch.done_line(done).removeprefix('graded ')}; "
+            f"graded shard {shard[0]}/{shard[1]}: {grade_all.done_line(done).removeprefix('graded ')}; "
             f"wrote {args.out}; merge every shard with: grade-all {args.dir} --merge SHARD_DIR... --out "
             "MERGED/grades.csv"
         )
         return 0
-    print(safe(batch.write_summary(done)))
-    upload = batch.write_upload(done)
+    print(safe(grade_all.write_summary(done)))
+    upload = grade_all.write_upload(done)
     if upload is not None:
         print(
-            f"wrote {out.parent / batch.UPLOAD_CSV}: {len(upload.rows)} students"
+            f"wrote {out.parent / grade_all.UPLOAD_CSV}: {len(upload.rows)} students"
             + (f"; left out {len(upload.left_out)}:" if upload.left_out else "")
         )
         for reason in upload.left_out:
@@ -133,9 +134,9 @@ def run(args: argparse.Namespace) -> int:
             for conflict in upload.conflicts:
                 print(one_line(f"  {conflict}"))
     if old is not None:
-        print(safe(batch.write_regrade(done, old)))
+        print(safe(grade_all.write_regrade(done, old)))
     if args.merge:
         print(f"merged {len(done.reports)} submissions from {len(args.merge)} shards; wrote {args.out}")
     else:
-        print(f"{batch.done_line(done)}; wrote {args.out}")
+        print(f"{grade_all.done_line(done)}; wrote {args.out}")
     return 0

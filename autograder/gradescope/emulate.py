@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..model import manifest
-from ..sandbox import errors
-from ..sandbox.worker import procfs
+from ..sandbox import errors, procfs
 from . import container, image, layout, run_record
 
 NO_NAMESPACES = "AUTOGRADER_NO_BWRAP"  # the sandbox's switch that refuses bubblewrap (as many containers do)

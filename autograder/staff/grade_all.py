@@ -41,7 +41,7 @@ from ..model.scores import GradeReport
 from ..reports import csv_report, plots, regrade_diff, results_json, summary, summary_html, upload_csv
 from ..reports.atomic_file import write_bytes, write_text
 from ..reports.terminal import one_line
-from ..sandbox import runtime
+from ..sandbox import remove_dead_boxes
 
 SKIPPED = gradescope_export.SKIPPED
 RECORDS, RESULTS = "records", "results"
@@ -402,7 +402,7 @@ def grade(
     resumes).
     """
     stream = stream or sys.stderr
-    dead = runtime.remove_dead_boxes()
+    dead = remove_dead_boxes()
     if dead:
         stream.write(f"removed {len(dead)} sandbox folders (students' modules) a killed run left in {dead[0].parent}\n")
     stale = {} if force else _load_done(batch, found)

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from autograder.grading import selfcheck
+from autograder.grading import check as grading_check
 from autograder.model import paths
 from autograder.sandbox import identity, runtime
 
@@ -20,14 +20,14 @@ def test_a_self_check_as_root_leaves_nothing_behind(monkeypatch, assignment):
     for owner, name in ((identity, "lease"), (runtime, "make_private"), (runtime, "_mirror"), (runtime, "verify")):
         monkeypatch.setattr(owner, name, forbidden)
     mode = os.stat(paths.ROOT).st_mode
-    report = selfcheck.run(paths.REFERENCE, assignment, ["receptive_field"])
+    report = grading_check.run(paths.REFERENCE, assignment, ["receptive_field"])
     assert report.all_passed, [t.message for p in report.problems for t in p.tests if not t.passed]
     assert os.stat(paths.ROOT).st_mode == mode
 
 
 def test_the_verdict_says_what_passing_means(assignment):
-    report = selfcheck.run(paths.TEMPLATES, assignment, ["receptive_field"])
-    text = selfcheck.verdict(report, assignment)
+    report = grading_check.run(paths.TEMPLATES, assignment, ["receptive_field"])
+    text = grading_check.verdict(report, assignment)
     tests = sum(len(p.tests) for p in report.problems)
     problem = assignment.problem("receptive_field")
     assert text.startswith(f"{tests} of {tests} public tests fail")
@@ -69,7 +69,7 @@ def test_what_grading_refuses_the_self_check_refuses_with_the_same_words(tmp_pat
     monkeypatch.setenv("AUTOGRADER_PORTABLE", portable)
     for module, source in STUDENT_MISTAKES.items():
         (tmp_path / f"{module}.py").write_text(source)
-    report = selfcheck.run(tmp_path, assignment, list(STUDENT_MISTAKES))
+    report = grading_check.run(tmp_path, assignment, list(STUDENT_MISTAKES))
     problems = {p.module: p for p in report.problems}
     assert problems["complexity"].status == ("complexity.py could not be imported: ModuleNotFoundError: `yaml` is not available "
                                              "where your work is graded; use numpy or torch")
@@ -100,16 +100,16 @@ def test_problems_checked_in_parallel_read_as_one_after_another(tmp_path, monkey
                                                   "    return Q @ K.mT\n")
     (tmp_path / "notes.txt").write_text("ignored, and said so once")
     threads = set()
-    grade = selfcheck.grader.grade
+    grade = grading_check.grader.grade
 
     def watched(*args, **kwargs):
         threads.add(threading.get_ident())
         return grade(*args, **kwargs)
 
-    monkeypatch.setattr(selfcheck.grader, "grade", watched)
-    one = selfcheck.run(tmp_path, assignment, workers=1)
+    monkeypatch.setattr(grading_check.grader, "grade", watched)
+    one = grading_check.run(tmp_path, assignment, workers=1)
     threads.clear()
-    two = selfcheck.run(tmp_path, assignment, workers=2)
+    two = grading_check.run(tmp_path, assignment, workers=2)
     assert len(threads) == 2  # two workers graded
     assert _as_read(two) == _as_read(one)
     assert [p.module for p in two.problems] == assignment.modules and two.notes == ["ignored (never read or run): notes.txt"]
@@ -118,13 +118,13 @@ def test_problems_checked_in_parallel_read_as_one_after_another(tmp_path, monkey
 
 
 def test_a_check_uses_one_worker_per_idle_core_and_no_more_than_problems(monkeypatch):
-    monkeypatch.setattr(selfcheck.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
-    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (0.2, 0.5, 0.5), raising=False)
-    assert [selfcheck.parallel_workers(n) for n in (1, 3, 6)] == [1, 3, 4]
-    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (2.6, 1.0, 1.0), raising=False)
-    assert selfcheck.parallel_workers(6) == 1
-    monkeypatch.setattr(selfcheck.os, "getloadavg", lambda: (9.0, 9.0, 9.0), raising=False)
-    assert selfcheck.parallel_workers(6) == 1
+    monkeypatch.setattr(grading_check.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(grading_check.os, "getloadavg", lambda: (0.2, 0.5, 0.5), raising=False)
+    assert [grading_check.parallel_workers(n) for n in (1, 3, 6)] == [1, 3, 4]
+    monkeypatch.setattr(grading_check.os, "getloadavg", lambda: (2.6, 1.0, 1.0), raising=False)
+    assert grading_check.parallel_workers(6) == 1
+    monkeypatch.setattr(grading_check.os, "getloadavg", lambda: (9.0, 9.0, 9.0), raising=False)
+    assert grading_check.parallel_workers(6) == 1
 
 
 def test_a_slow_call_is_named_with_its_share_of_the_limit(tmp_path, assignment):
@@ -139,7 +139,7 @@ def receptive_field_size(n_layers, n_heads, seq_len=None):
         _slept.append(time.sleep(2.0))
     return _reference_size(n_layers, n_heads, seq_len)
 """)
-    report = selfcheck.run(tmp_path, assignment, ["receptive_field"])
+    report = grading_check.run(tmp_path, assignment, ["receptive_field"])
     assert report.all_passed
     slow = [n for n in report.notes if n.startswith("receptive_field.receptive_field_size was slow: ")]
     limit = assignment.problem("receptive_field").limits.call_seconds
@@ -154,7 +154,7 @@ def test_slow_calls_count_what_ran_not_what_waited_for_a_cpu_nor_what_was_stoppe
              Exchange("m", "call", "g", 9.0, 10.0, False, waited=8.0), Exchange("m", "call", "h", 10.0, 10.0, True),
              Exchange("m", "import", "", 5.0, 10.0, False)]
     calls += [Exchange("m", "call", "k", 1.1, 10.0, False) for _ in range(3)]  # slow in all, no call slow alone
-    assert selfcheck.slow_calls(calls) == [
+    assert grading_check.slow_calls(calls) == [
         "m.f was slow: 2 call(s) ran 5.1 s in all, the slowest 3.1 s of the 10 s a call may take. Hidden tests may call it "
         "on larger inputs, where a slow form runs out of time.",
         "m.k was slow: 3 call(s) ran 3.3 s in all, the slowest 1.1 s of the 10 s a call may take. Hidden tests may call it "

@@ -20,8 +20,8 @@ from ..expected import records
 from ..model import manifest
 from ..model.manifest import Assignment
 from ..model.scores import GradeReport, ProblemResult
+from ..sandbox import WorkerSession
 from ..sandbox.policy import portable_reason
-from ..sandbox.session import WorkerSession
 from . import grader, worker_memory
 from .time_rules import problem_budget
 

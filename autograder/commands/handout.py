@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ...staff import handout
+from ..staff import handout
 
 NAME = "handout"
 HELP = "staff: build the students' handout zip"

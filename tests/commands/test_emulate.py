@@ -4,8 +4,9 @@ import argparse
 import json
 from collections import Counter
 
-from autograder.commands.staff import emulate
-from autograder.gradescope import container, emulation, layout
+from autograder.commands import emulate
+from autograder.gradescope import container, layout
+from autograder.gradescope import emulate as gradescope_emulate
 from autograder.model import manifest, paths
 
 MODULES = ["qkv_arithmetic", "receptive_field"]
@@ -17,7 +18,7 @@ def _run(results, **changes):
                   caps=container.Caps(0.5, 768), namespaces=False, not_emulated=["the image: setup.sh is not run"],
                   staff_notes=["sandbox: own process group", "worker memory limit 728 MB (x)"],
                   refused=Counter({"timeout": 1, "skipped": 1, "budget": 2, "raised": 5}))
-    return emulation.Run(**(fields | changes))
+    return gradescope_emulate.Run(**(fields | changes))
 
 
 def test_report_shows_scores_stopped_calls_cost_and_what_was_not_emulated():
@@ -45,7 +46,7 @@ def test_a_machine_that_cannot_lay_out_autograder_gets_the_problem_and_the_fix(m
     def refuse(*args, **kwargs):
         raise layout.LayoutError("laying out /autograder needs write access to / (you are uid 1000); run as root")
 
-    monkeypatch.setattr(emulation, "emulate", refuse)
+    monkeypatch.setattr(gradescope_emulate, "emulate", refuse)
     args = argparse.Namespace(submission=str(paths.REFERENCE), zip=str(tmp_path / "a.zip"), no_namespaces=False, no_limits=False)
     assert emulate.run(args) == 2
     captured = capsys.readouterr()

@@ -9,9 +9,9 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from ...gradescope import build, emulation, layout
-from ...model import manifest, paths
-from ...reports.score_table import problem_totals
+from ..gradescope import build, emulate, layout
+from ..model import manifest, paths
+from ..reports.score_table import problem_totals
 
 NAME = "emulate"
 HELP = "grade a submission the way Gradescope runs the zip (root, /autograder, its CPU and memory)"
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="autograder-gradescope-") as tmp:
         zip_path = Path(args.zip) if args.zip else build.build_autograder_zip(Path(tmp) / "autograder.zip")
         try:
-            outcome = emulation.emulate(
+            outcome = emulate.emulate(
                 zip_path, Path(args.submission), namespaces=not args.no_namespaces, limits=not args.no_limits
             )
         except layout.LayoutError as exc:
@@ -82,7 +82,7 @@ def lost_points(results: dict) -> list[str]:
     return lines
 
 
-def report(outcome: emulation.Run, modules: list[str]) -> str:
+def report(outcome: emulate.Run, modules: list[str]) -> str:
     """The scores, what the run cost, and what was not emulated."""
     lines = []
     caps = f"{outcome.caps.cpus:g} CPU, {outcome.caps.memory_mb} MB" if outcome.caps else "no caps"

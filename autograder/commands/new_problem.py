@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...model import paths
-from ...staff import scaffold
+from ..model import paths
+from ..staff import new_problem
 
 NAME = "new-problem"
 HELP = "staff: scaffold a new problem (manifest, statement, tests, a mistake, a fair variant, reference) and list it"
@@ -22,8 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        made = scaffold.create(args.name)
-    except scaffold.ScaffoldError as exc:
+        made = new_problem.create(args.name)
+    except new_problem.ScaffoldError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for path in made.written:

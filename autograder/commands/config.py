@@ -7,9 +7,9 @@ import importlib
 import os
 import textwrap
 
-from ... import settings
-from ...grading import time_rules
-from ...model import manifest, paths
+from .. import settings
+from ..grading import time_rules
+from ..model import manifest, paths
 
 NAME = "config"
 HELP = "staff: list every environment variable and tunable with the value in force and its reason"

@@ -30,9 +30,8 @@ from ..grading.runner import TestSpec, load_tests
 from ..model import manifest, paths
 from ..model.manifest import Assignment, Problem
 from ..model.scores import ProblemResult
-from ..sandbox import errors
-from ..sandbox.session import WorkerSession
-from . import solutions, templating
+from ..sandbox import WorkerSession, errors
+from . import solutions, templates
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ class Outcome:
 def variant_sources(problem: Problem) -> list[tuple[str, str, str]]:
     """(label, kind, source) for the reference, the stub, each mistake and each fair alternative."""
     reference = solutions.reference_path(problem.module).read_text(encoding="utf-8")
-    found = [("reference", "reference", reference), ("stub", "stub", templating.stub_source(reference))]
+    found = [("reference", "reference", reference), ("stub", "stub", templates.stub_source(reference))]
     found += [(f"mistake:{v.name}", "mistake", v.source()) for v in solutions.mistakes(problem.module)]
     found += [(f"fair:{v.name}", "fair", v.source()) for v in solutions.fair_alternatives(problem.module)]
     return found
@@ -162,7 +161,7 @@ def template_row(problem: Problem) -> Row:
     """The committed stub equals the stub generated from the reference."""
     reference = solutions.reference_path(problem.module).read_text(encoding="utf-8")
     stub = paths.TEMPLATES / f"{problem.module}.py"
-    in_sync = stub.is_file() and stub.read_text(encoding="utf-8") == templating.stub_source(reference)
+    in_sync = stub.is_file() and stub.read_text(encoding="utf-8") == templates.stub_source(reference)
     return Row(
         "template",
         "in sync with reference",

@@ -16,7 +16,7 @@ import zipfile
 from autograder.gradescope import otter_run
 from autograder.grading import time_rules
 from autograder.model import manifest, paths
-from autograder.staff import scaffold, validation
+from autograder.staff import new_problem, validate
 
 COPIED = ("autograder", "assignments", "reference", "student_template", "docs", "requirements.txt", "requirements-dev.txt",
           "requirements-student.txt")
@@ -128,7 +128,7 @@ def test_a_problem_the_time_rules_leave_less_than_the_default_gets_what_is_left_
     # Six problems of today's size and one more of 3 s leave an eighth less than the default 5 s.
     extra = dataclasses.replace(assignment.problems[0], module="seventh", limits=manifest.Limits(call_seconds=3))
     fuller = dataclasses.replace(assignment, problems=(*assignment.problems, extra))
-    limit, note = scaffold._call_limit(fuller)
+    limit, note = new_problem._call_limit(fuller)
     assert limit == time_rules.room_for_a_problem(fuller) and 0 < limit < 5
     assert note.startswith(f"its call limit is {limit:g} s, the most the time rules leave for one more problem"), note
     assert "raise gradescope.timeout_minutes in assignment.yaml to 11" in note and "to give it 5 s" in note, note
@@ -202,7 +202,7 @@ def test_a_seventh_problem_past_the_time_bound_stops_build_saying_what_to_change
 
 
 def test_validate_s_time_table_misses_and_says_what_to_change_when_a_problem_breaks_the_bound(assignment):
-    assert validation.time_table(assignment).misses == 0
+    assert validate.time_table(assignment).misses == 0
     extra = dataclasses.replace(assignment.problems[0], module=NEW, limits=manifest.Limits(call_seconds=12))
-    table = validation.time_table(dataclasses.replace(assignment, problems=(*assignment.problems, extra)))
+    table = validate.time_table(dataclasses.replace(assignment, problems=(*assignment.problems, extra)))
     assert table.misses == 1 and "To fit" in table.note and f"{NEW} 12 s" in table.note

@@ -5,14 +5,14 @@ import re
 import pytest
 
 from autograder.model import manifest, paths
-from autograder.staff import templating
+from autograder.staff import templates
 
 
 def test_committed_templates_match_the_generator():
     for module in manifest.load().modules:
         reference = (paths.REFERENCE / f"{module}.py").read_text()
         committed = (paths.TEMPLATES / f"{module}.py").read_text()
-        assert committed == templating.stub_source(reference, module), f"student_template/{module}.py is stale: run `make templates`"
+        assert committed == templates.stub_source(reference, module), f"student_template/{module}.py is stale: run `make templates`"
 
 
 def test_templates_contain_no_solution_code():
@@ -22,14 +22,14 @@ def test_templates_contain_no_solution_code():
         assert "BEGIN SOLUTION" not in stub and "END SOLUTION" not in stub
         stub_lines = {line.strip() for line in stub.splitlines()}
         trivial = {"return", "pass", "else:", "try:", "continue", "break", ")", "]", "}"}
-        leaked = [line for line in templating.solution_lines(reference) if line in stub_lines and line not in trivial]
+        leaked = [line for line in templates.solution_lines(reference) if line in stub_lines and line not in trivial]
         assert not leaked, f"{module}: solution lines in the stub: {leaked[:3]}"
-        assert templating.solution_lines(reference), f"{module}: the reference has no solution blocks"
+        assert templates.solution_lines(reference), f"{module}: the reference has no solution blocks"
 
 
 def test_stub_replaces_each_block_with_not_implemented():
     source = 'def f(x):\n    """Doc."""\n    # BEGIN SOLUTION\n    return x + 1\n    # END SOLUTION\n'
-    stub = templating.stub_source(source)
+    stub = templates.stub_source(source)
     assert 'raise NotImplementedError("TODO: implement f()")' in stub
     assert "return x + 1" not in stub and '"""Doc."""' in stub
 
@@ -40,8 +40,8 @@ def test_stub_replaces_each_block_with_not_implemented():
     ("    # BEGIN SOLUTION\n    # BEGIN SOLUTION\n", "inside another"),
 ])
 def test_unbalanced_markers_are_reported(source, problem):
-    with pytest.raises(templating.TemplateError, match=problem):
-        templating.stub_source(source, "x.py")
+    with pytest.raises(templates.TemplateError, match=problem):
+        templates.stub_source(source, "x.py")
 
 
 def test_the_statement_gives_the_recurrent_state_the_shapes_of_the_stub():

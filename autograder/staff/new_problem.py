@@ -17,7 +17,7 @@ import yaml
 
 from ..grading import time_rules
 from ..model import manifest, paths
-from . import templating
+from . import templates
 
 DEFAULT_CALL_SECONDS = 5.0  # what a problem gets when the assignment sets no default and the time rules leave room
 
@@ -202,7 +202,7 @@ def create(module: str) -> Scaffold:
         folder / "mistakes" / "example_triples.py": MISTAKE,
         folder / "fair" / "example_sum.py": FAIR,
         paths.REFERENCE / f"{module}.py": reference,
-        paths.TEMPLATES / f"{module}.py": templating.stub_source(reference),
+        paths.TEMPLATES / f"{module}.py": templates.stub_source(reference),
     }
     scaffold = Scaffold(module)
     for path, text in files.items():

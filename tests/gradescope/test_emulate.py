@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from autograder.gradescope import emulation, probes, results_format
+from autograder.gradescope import emulate, probes, results_format
 from autograder.grading import time_rules
 from autograder.model import manifest, paths
 from autograder.reports.score_table import problem_totals
@@ -44,7 +44,7 @@ def four_problem_zip(tmp_path_factory):
     return projects.build_zip(tmp_path_factory.mktemp("four"), problems=[HOG, SPAWN, STUB, WITNESS])
 
 
-def valid(run: emulation.Run) -> dict:
+def valid(run: emulate.Run) -> dict:
     """The run's results.json, after checking it is one Gradescope accepts and the run ended by itself."""
     assert not run.timed_out and run.results is not None, run.stdout[-3000:]
     assert results_format.problems(run.results) == []
@@ -57,7 +57,7 @@ def totals(results: dict, modules: list[str]) -> dict[str, tuple[float, float]]:
 
 
 def test_reference_gets_full_marks_with_namespaces(real_zip):
-    run = emulation.emulate(real_zip, paths.REFERENCE, namespaces=True)
+    run = emulate.emulate(real_zip, paths.REFERENCE, namespaces=True)
     results = valid(run)
     assert results["score"] == manifest.load().total_points
     assert run.caps is not None and run.peak_memory_mb is not None and run.oom_kills == 0
@@ -67,7 +67,7 @@ def test_every_module_hanging_ends_with_results_that_say_which_calls_were_stoppe
     modules = manifest.load().modules
     zip_path = projects.build_zip(tmp_path / "quick", call_seconds=1)
     hanging = probes.submission(tmp_path / "sub", {m: probes.HANG if i % 2 else probes.SLEEP for i, m in enumerate(modules)})
-    run = emulation.emulate(zip_path, hanging, namespaces=False)
+    run = emulate.emulate(zip_path, hanging, namespaces=False)
     results = valid(run)
     assert results["score"] == 0
     # The run record counts what the time rules did, by kind; staff see the layers the grader used.
@@ -83,7 +83,7 @@ def test_every_module_hanging_ends_with_results_that_say_which_calls_were_stoppe
 @pytest.mark.parametrize("namespaces", [True, False], ids=["namespaces", "no-namespaces"])
 def test_memory_and_process_abuse_and_a_stub_cost_only_their_own_problems(four_problem_zip, tmp_path, namespaces):
     sub = probes.submission(tmp_path / "sub", {HOG: probes.HOG, SPAWN: probes.SPAWN}, stubs=(STUB,))
-    run = emulation.emulate(four_problem_zip, sub, namespaces=namespaces)
+    run = emulate.emulate(four_problem_zip, sub, namespaces=namespaces)
     scores = totals(valid(run), [HOG, SPAWN, STUB, WITNESS])
     assert scores[HOG][0] == 0 and scores[SPAWN][0] == 0 and scores[STUB][0] == 0, scores
     assert scores[WITNESS][0] == scores[WITNESS][1] > 0, (scores, run.oom_kills, run.stdout[-2000:])
@@ -97,7 +97,7 @@ def test_without_a_cgroup_what_is_left_in_the_entry_points_session_is_killed():
             in_session = [pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.session == entry.pid]
             time.sleep(0.05)
         assert len(in_session) == 3, in_session  # the shell and its two sleeps
-        assert emulation._kill_session(entry.pid) == 3
+        assert emulate._kill_session(entry.pid) == 3
         assert entry.wait(timeout=10) == -signal.SIGKILL
     finally:
         try:
@@ -120,7 +120,7 @@ def test_hostile_cases_hold_through_the_zip_entry_point(real_zip, tmp_path, case
     source = (paths.REFERENCE / f"{host}.py").read_text() + "\n\n" + HOSTILE[case].read_text()
     sub = probes.submission(tmp_path / "sub", {})
     (sub / f"{host}.py").write_text(source)
-    run = emulation.emulate(real_zip, sub, namespaces=False)
+    run = emulate.emulate(real_zip, sub, namespaces=False)
     results = valid(run)
     modules = manifest.load().modules
     scores = totals(results, modules)

@@ -6,14 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...gradescope import entry
-from ...grading import grader
-from ...model import manifest
-from ...model.manifest import DEFAULT_VISIBILITY
-from ...model.scores import GradeReport
-from ...reports import results_json, terminal
-from ...sandbox import policy
-from ...sandbox.policy import refuse_unsandboxed
+from ..gradescope import entry
+from ..grading import grader
+from ..model import manifest
+from ..model.manifest import DEFAULT_VISIBILITY
+from ..model.scores import GradeReport
+from ..reports import results_json, terminal
+from ..sandbox import policy
+from ..sandbox.policy import refuse_unsandboxed
 
 NAME = "grade"
 HELP = "run every test on a submission and write results.json"

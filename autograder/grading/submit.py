@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..model.manifest import Assignment
 from ..model.scores import GRADED, GradeReport
-from . import selfcheck, submission
+from . import check, submission
 
 
 @dataclass
@@ -85,7 +85,7 @@ def submit(path: Path, out: Path, assignment: Assignment, session=None) -> Handi
         return Handin(None, None, list(assignment.modules), error=str(exc))
     if path.exists() and out.resolve() == path.resolve():
         return Handin(None, None, error=f"{out} is the submission being checked; choose another --out")
-    report = selfcheck.run(path, assignment, session=session)
+    report = check.run(path, assignment, session=session)
     handin = Handin(None, report, [m for m in assignment.modules if m not in located.sources])
     for module, source in located.sources.items():
         todo = unimplemented(source)

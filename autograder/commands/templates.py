@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ...model import manifest, paths
-from ...staff import templating
+from ..model import manifest, paths
+from ..staff import templates
 
 NAME = "templates"
 HELP = "regenerate student_template/ from reference/"
@@ -17,6 +17,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for path in templating.generate(manifest.load().modules):
+    for path in templates.generate(manifest.load().modules):
         print(f"wrote {path.relative_to(paths.ROOT)}")
     return 0

@@ -339,15 +339,15 @@ def test_bad_arguments_are_explained_before_any_grading(tmp_path):
 def test_printed_names_are_escaped_and_a_folder_not_graded_is_listed(tmp_path, monkeypatch, capsys):
     import argparse
 
-    from autograder.commands.staff import grade_all as command
-    from autograder.staff import batch
-    from tests.staff.test_batch import GOOD, FakeSession, fake_grade
+    from autograder.commands import grade_all as command
+    from autograder.staff import grade_all
+    from tests.staff.test_grade_all import GOOD, FakeSession, fake_grade
 
-    monkeypatch.setattr(batch.grader, "grade", fake_grade)
-    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+    monkeypatch.setattr(grade_all.grader, "grade", fake_grade)
+    monkeypatch.setattr(grade_all.grader, "reusable_session", lambda assignment: FakeSession())
     root = one_problem_root(tmp_path, MODULE)
-    real_load = batch.manifest.load
-    monkeypatch.setattr(batch.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
+    real_load = grade_all.manifest.load
+    monkeypatch.setattr(grade_all.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
     export = tmp_path / "export.zip"
     export.write_bytes(zip_bytes({
         "submission_metadata.yml": ('submission_1:\n  :submitters:\n  - :name: "Eve\\e]0;owned\\a\\nNext line"\n    :sid: "=1+1"\n'
@@ -371,15 +371,15 @@ def test_printed_names_are_escaped_and_a_folder_not_graded_is_listed(tmp_path, m
 def test_shard_and_merge_through_the_command(tmp_path, monkeypatch, capsys):
     import argparse
 
-    from autograder.commands.staff import grade_all as command
-    from autograder.staff import batch
-    from tests.staff.test_batch import FakeSession, fake_export, fake_grade
+    from autograder.commands import grade_all as command
+    from autograder.staff import grade_all
+    from tests.staff.test_grade_all import FakeSession, fake_export, fake_grade
 
-    monkeypatch.setattr(batch.grader, "grade", fake_grade)
-    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+    monkeypatch.setattr(grade_all.grader, "grade", fake_grade)
+    monkeypatch.setattr(grade_all.grader, "reusable_session", lambda assignment: FakeSession())
     root = one_problem_root(tmp_path, MODULE)
-    real_load = batch.manifest.load
-    monkeypatch.setattr(batch.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
+    real_load = grade_all.manifest.load
+    monkeypatch.setattr(grade_all.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
     export = fake_export(tmp_path / "export.zip")
 
     def run(out, **options):

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from autograder.model import manifest, paths, scores
-from autograder.staff import batch
+from autograder.staff import grade_all
 from tests.helpers import damage_deflated, make_report, one_problem_root, reference_submission, zip_bytes, zip_folder
 
 
@@ -87,15 +87,15 @@ def test_force_regrades_and_jobs_do_not_change_the_csv(tmp_path):
     small = one_problem(tmp_path)
     subs = make_dir(tmp_path, small.modules)
     out = tmp_path / "out" / "grades.csv"
-    first = batch.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
+    first = grade_all.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
     assert sorted(first.graded) == ["empty", "notes.txt", "ref", "refzip.zip", "stub"]
     with_one_job = without_seconds(out)
     assert [r["total"] for r in with_one_job] == ["0", "0", "15", "15", "0"]
 
-    again = batch.grade_all(subs, out, jobs=2, assignment=small, stream=io.StringIO())
+    again = grade_all.grade_all(subs, out, jobs=2, assignment=small, stream=io.StringIO())
     assert again.graded == [] and len(again.reports) == 5
     stamps = {p.name: p.stat().st_mtime_ns for p in (out.parent / "records").iterdir()}
-    forced = batch.grade_all(subs, out, jobs=2, force=True, assignment=small, stream=io.StringIO())
+    forced = grade_all.grade_all(subs, out, jobs=2, force=True, assignment=small, stream=io.StringIO())
     assert sorted(forced.graded) == sorted(first.graded)
     assert all(p.stat().st_mtime_ns > stamps[p.name] for p in (out.parent / "records").iterdir())
     assert without_seconds(out) == with_one_job
@@ -105,17 +105,17 @@ def test_a_missing_result_is_graded_again_and_a_grader_crash_gets_a_row(tmp_path
     small = one_problem(tmp_path)
     subs = make_dir(tmp_path, small.modules)
     out = tmp_path / "out" / "grades.csv"
-    batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    grade_all.grade_all(subs, out, assignment=small, stream=io.StringIO())
     (out.parent / "results" / "ref.json").unlink()
-    real = batch.grader.grade
+    real = grade_all.grader.grade
 
     def grade(path, assignment=None, **kw):
         if path.name == "ref":
             raise RuntimeError("the grader broke")
         return real(path, assignment, **kw)
 
-    monkeypatch.setattr(batch.grader, "grade", grade)
-    rerun = batch.grade_all(subs, out, jobs=2, assignment=small, stream=io.StringIO())
+    monkeypatch.setattr(grade_all.grader, "grade", grade)
+    rerun = grade_all.grade_all(subs, out, jobs=2, assignment=small, stream=io.StringIO())
     assert rerun.graded == ["ref"]
     rows = {r["submission"]: r for r in read_csv(out)}
     assert len(rows) == 5 and rows["ref"]["total"] == "0" and "grader error: RuntimeError: the grader broke" in rows["ref"]["status"]
@@ -134,7 +134,7 @@ class Stream(io.StringIO):
 
 def test_progress_on_a_terminal_is_one_bar_redrawn_in_place():
     stream = Stream(tty=True)
-    progress = batch.Progress(2, stream)
+    progress = grade_all.Progress(2, stream)
     report = make_report("x", {"m": [("t", 1, True)]})
     progress.update("a", report)
     progress.update("b", report)
@@ -146,7 +146,7 @@ def test_progress_on_a_terminal_is_one_bar_redrawn_in_place():
 
 def test_progress_in_a_pipe_is_at_most_ten_lines_plus_the_grader_errors():
     stream = Stream(tty=False)
-    progress = batch.Progress(100, stream)
+    progress = grade_all.Progress(100, stream)
     for i in range(100):
         failed = i == 41
         progress.update(f"student_{i}", make_report("x", {} if failed else {"m": [("t", 1, True)]}, notes=("grader error: boom",)))
@@ -159,7 +159,7 @@ def test_progress_in_a_pipe_is_at_most_ten_lines_plus_the_grader_errors():
 
 @pytest.mark.parametrize(("seconds", "shown"), [(4.4, "4 s"), (61, "1 min 01 s"), (3725, "1 h 02 min")])
 def test_time_left_reads_naturally(seconds, shown):
-    assert batch.readable_duration(seconds) == shown
+    assert grade_all.readable_duration(seconds) == shown
 
 
 # ---- with a fake grader: what grade-all does around grading, quickly ----
@@ -199,8 +199,8 @@ def fake_grade(path, assignment=None, session=None, tests=None, modules=None, **
 
 @pytest.fixture
 def fake(monkeypatch):
-    monkeypatch.setattr(batch.grader, "grade", fake_grade)
-    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+    monkeypatch.setattr(grade_all.grader, "grade", fake_grade)
+    monkeypatch.setattr(grade_all.grader, "reusable_session", lambda assignment: FakeSession())
 
 
 def two_problems(tmp_path):
@@ -232,20 +232,20 @@ def records_of(out):
 def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_path, fake, monkeypatch):
     two = two_problems(tmp_path)
     subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
-    first = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    first = grade_all.grade_all(subs, out, assignment=two, stream=io.StringIO())
     assert len(first.graded) == 6 and first.stale == {}
     current = dict(first.fingerprint)
     assert set(current) == {"qkv_arithmetic", "complexity", "harness"}
     for name, record in records_of(out).items():
-        assert record["fingerprint"] == current | batch.fingerprint.submission(subs / name, two.modules)
-    assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
+        assert record["fingerprint"] == current | grade_all.fingerprint.submission(subs / name, two.modules)
+    assert grade_all.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
 
-    real = batch.fingerprint.of
-    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), complexity="changed"))
+    real = grade_all.fingerprint.of
+    monkeypatch.setattr(grade_all.fingerprint, "of", lambda a: dict(real(a), complexity="changed"))
     before = records_of(out)
-    again = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    again = grade_all.grade_all(subs, out, assignment=two, stream=io.StringIO())
     assert sorted(again.graded) == sorted(first.graded) and set(map(tuple, again.stale.values())) == {("complexity",)}
-    assert batch.stale_summary(again) == ("6 earlier records were graded with other tests, points, recorded values or harness "
+    assert grade_all.stale_summary(again) == ("6 earlier records were graded with other tests, points, recorded values or harness "
                                           "code: graded again what changed: complexity (6)")
     after = records_of(out)
     for name, record in after.items():
@@ -253,10 +253,10 @@ def test_a_rerun_regrades_what_a_changed_fingerprint_affects_and_says_so(tmp_pat
         assert record["problems"][0] == before[name]["problems"][0]  # qkv_arithmetic kept as it was
         assert [p["module"] for p in record["problems"]] == ["qkv_arithmetic", "complexity"]
 
-    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), complexity="changed", harness="new code"))
-    whole = batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    monkeypatch.setattr(grade_all.fingerprint, "of", lambda a: dict(real(a), complexity="changed", harness="new code"))
+    whole = grade_all.grade_all(subs, out, assignment=two, stream=io.StringIO())
     assert len(whole.graded) == 6 and all(r["notes"] == ["graded all"] for r in records_of(out).values())
-    assert "every problem (6)" in batch.stale_summary(whole)
+    assert "every problem (6)" in grade_all.stale_summary(whole)
 
 
 def test_the_assignment_is_checked_whole_before_any_submission(tmp_path, fake):
@@ -268,23 +268,23 @@ def test_the_assignment_is_checked_whole_before_any_submission(tmp_path, fake):
     broken = manifest.load(root / "assignments" / "assignment.yaml")
     assert broken.problem("qkv_arithmetic").points == manifest.load().problem("qkv_arithmetic").points
     subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
-    with pytest.raises(batch.RunError, match=r"nothing was graded or written: ManifestError: .*tests: the test files define tests worth \d+ points, but their @test_case decorators read as written say"):
-        batch.grade_all(subs, out, assignment=broken, stream=io.StringIO())
+    with pytest.raises(grade_all.RunError, match=r"nothing was graded or written: ManifestError: .*tests: the test files define tests worth \d+ points, but their @test_case decorators read as written say"):
+        grade_all.grade_all(subs, out, assignment=broken, stream=io.StringIO())
     assert not out.parent.exists()
 
 
 def test_a_full_disk_stops_with_a_message_and_the_rerun_resumes(tmp_path, fake, monkeypatch):
     small = one_problem(tmp_path)
     subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
-    monkeypatch.setattr(batch.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10 << 30, 10 << 30, 5 << 20))
-    with pytest.raises(batch.RunError, match=r"has 5 MB free, and grading 6 submissions needs about 21 MB"):
-        batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    monkeypatch.setattr(grade_all.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(10 << 30, 10 << 30, 5 << 20))
+    with pytest.raises(grade_all.RunError, match=r"has 5 MB free, and grading 6 submissions needs about 21 MB"):
+        grade_all.grade_all(subs, out, assignment=small, stream=io.StringIO())
     assert not out.parent.exists()
     monkeypatch.undo()
-    monkeypatch.setattr(batch.grader, "grade", fake_grade)
-    monkeypatch.setattr(batch.grader, "reusable_session", lambda assignment: FakeSession())
+    monkeypatch.setattr(grade_all.grader, "grade", fake_grade)
+    monkeypatch.setattr(grade_all.grader, "reusable_session", lambda assignment: FakeSession())
 
-    real, calls = batch.write_text, []
+    real, calls = grade_all.write_text, []
 
     def fill_up(path, text):
         calls.append(path)
@@ -292,20 +292,20 @@ def test_a_full_disk_stops_with_a_message_and_the_rerun_resumes(tmp_path, fake, 
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(path, text)
 
-    monkeypatch.setattr(batch, "write_text", fill_up)
-    with pytest.raises(batch.RunError, match=r"is full \(No space left on device\); \d submissions graded in this run are kept"):
-        batch.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
+    monkeypatch.setattr(grade_all, "write_text", fill_up)
+    with pytest.raises(grade_all.RunError, match=r"is full \(No space left on device\); \d submissions graded in this run are kept"):
+        grade_all.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
     kept = set(records_of(out))
     assert 0 < len(kept) < 6
-    monkeypatch.setattr(batch, "write_text", real)
-    rest = batch.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
+    monkeypatch.setattr(grade_all, "write_text", real)
+    rest = grade_all.grade_all(subs, out, jobs=1, assignment=small, stream=io.StringIO())
     assert set(rest.graded) == {"broken.zip", "s0", "s1", "s2", "s3", "s4"} - kept and len(read_csv(out)) == 6
 
 
 def test_an_unreadable_submission_says_so(tmp_path, fake):
     small = one_problem(tmp_path)
     subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
-    batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    grade_all.grade_all(subs, out, assignment=small, stream=io.StringIO())
     rows = {r["submission"]: r for r in read_csv(out)}
     assert rows["broken.zip"]["status"].startswith("could not read: broken.zip is neither a folder nor a .zip")
 
@@ -336,8 +336,8 @@ def outputs(out):
 
 
 def finish(opened):
-    batch.write_summary(opened)
-    batch.write_upload(opened)
+    grade_all.write_summary(opened)
+    grade_all.write_upload(opened)
     return opened
 
 
@@ -345,27 +345,27 @@ def test_three_shards_merged_equal_one_run_and_shards_of_other_tests_are_refused
     small = one_problem(tmp_path)
     export = fake_export(tmp_path / "export.zip")
     single = tmp_path / "single" / "grades.csv"
-    finish(batch.grade_all(export, single, jobs=2, assignment=small, stream=io.StringIO()))
+    finish(grade_all.grade_all(export, single, jobs=2, assignment=small, stream=io.StringIO()))
     shards = [tmp_path / f"shard{k}" / "grades.csv" for k in (1, 2, 3)]
-    parts = [batch.grade_all(export, out, jobs=1, assignment=small, stream=io.StringIO(), shard=(k, 3)).graded
+    parts = [grade_all.grade_all(export, out, jobs=1, assignment=small, stream=io.StringIO(), shard=(k, 3)).graded
              for k, out in enumerate(shards, 1)]
     assert sorted(sum(parts, [])) == sorted(f"submission_{100 + i}" for i in range(9)) and all(len(p) == 3 for p in parts)
     merged_out = tmp_path / "merged" / "grades.csv"
-    opened, found = batch.open_batch(export, merged_out, small, check=False)
-    finish(batch.merge(opened, [s.parent for s in reversed(shards)], found))
+    opened, found = grade_all.open_batch(export, merged_out, small, check=False)
+    finish(grade_all.merge(opened, [s.parent for s in reversed(shards)], found))
     assert outputs(merged_out) == outputs(single)
 
-    opened, _ = batch.open_batch(export, tmp_path / "m2" / "grades.csv", small, check=False)
-    with pytest.raises(batch.RunError, match=r"shards 2/3 are missing"):
-        batch.merge(opened, [shards[0].parent, shards[2].parent])
+    opened, _ = grade_all.open_batch(export, tmp_path / "m2" / "grades.csv", small, check=False)
+    with pytest.raises(grade_all.RunError, match=r"shards 2/3 are missing"):
+        grade_all.merge(opened, [shards[0].parent, shards[2].parent])
     record = next((shards[1].parent / "records").glob("*.json"))
     data = json.loads(record.read_text())
     data["fingerprint"]["qkv_arithmetic"] = "graded with other tests"
     record.write_text(json.dumps(data))
-    with pytest.raises(batch.RunError, match=rf"1 of the shards' 9 records are out of date for this checkout .*\n"
+    with pytest.raises(grade_all.RunError, match=rf"1 of the shards' 9 records are out of date for this checkout .*\n"
                                              rf"  qkv_arithmetic: its tests, points or recorded values: 1 submissions \({record.stem}\)\n"
                                              rf"Grade again what changed .*\n  grade-all {export} --shard 2/3 --out {shards[1]}$"):
-        batch.merge(opened, [s.parent for s in shards])
+        grade_all.merge(opened, [s.parent for s in shards])
     assert not (tmp_path / "m2").exists()
 
 
@@ -375,40 +375,40 @@ def test_a_merge_refuses_shards_this_checkout_would_grade_again(tmp_path, fake, 
     export = fake_export(tmp_path / "export.zip")
     shards = [tmp_path / f"shard{k}" / "grades.csv" for k in (1, 2)]
     for k, out in enumerate(shards, 1):
-        batch.grade_all(export, out, jobs=1, assignment=small, stream=io.StringIO(), shard=(k, 2))
-    real = batch.fingerprint.of
+        grade_all.grade_all(export, out, jobs=1, assignment=small, stream=io.StringIO(), shard=(k, 2))
+    real = grade_all.fingerprint.of
 
     def merged(name, found=True):
-        opened, present = batch.open_batch(export, tmp_path / name / "grades.csv", small, check=False)
-        return batch.merge(opened, [s.parent for s in shards], present if found else None)
+        opened, present = grade_all.open_batch(export, tmp_path / name / "grades.csv", small, check=False)
+        return grade_all.merge(opened, [s.parent for s in shards], present if found else None)
 
     assert len(merged("fine").reports) == 9
-    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), qkv_arithmetic="its points changed"))
-    with pytest.raises(batch.RunError, match=r"9 of the shards' 9 records are out of date(.|\n)*qkv_arithmetic: its tests, points "
+    monkeypatch.setattr(grade_all.fingerprint, "of", lambda a: dict(real(a), qkv_arithmetic="its points changed"))
+    with pytest.raises(grade_all.RunError, match=r"9 of the shards' 9 records are out of date(.|\n)*qkv_arithmetic: its tests, points "
                                              r"or recorded values: 9 submissions(.|\n)*--shard 1/2(.|\n)*--shard 2/2"):
         merged("points")
-    monkeypatch.setattr(batch.fingerprint, "of", lambda a: dict(real(a), new_problem="5 points"))
-    with pytest.raises(batch.RunError, match=r"new_problem: a problem the record does not have \(new since\): 9 submissions"):
+    monkeypatch.setattr(grade_all.fingerprint, "of", lambda a: dict(real(a), new_problem="5 points"))
+    with pytest.raises(grade_all.RunError, match=r"new_problem: a problem the record does not have \(new since\): 9 submissions"):
         merged("new")
     assert not (tmp_path / "points").exists() and not (tmp_path / "new").exists()
-    monkeypatch.setattr(batch.fingerprint, "of", real)
+    monkeypatch.setattr(grade_all.fingerprint, "of", real)
     with zipfile.ZipFile(export, "a") as zf, pytest.warns(UserWarning, match="Duplicate name"):
         zf.writestr("export/submission_100/qkv_arithmetic.py", GOOD)  # replaced after its shard graded it: the last copy is read
-    with pytest.raises(batch.RunError, match=r"the submission's qkv_arithmetic.py: 1 submissions \(submission_100\)"
+    with pytest.raises(grade_all.RunError, match=r"the submission's qkv_arithmetic.py: 1 submissions \(submission_100\)"
                                              r"(.|\n)*--shard 1/2 --out"):
         merged("files")
     assert len(merged("without files", found=False).reports) == 9  # no submission to compare: what grades is judged
     record = shards[0].parent / "records" / "submission_102.json"  # a job that died: no problems, no digests
     record.write_text(json.dumps(dict(json.loads(record.read_text()), problems=[], fingerprint={})))
-    with pytest.raises(batch.RunError, match=r"the grader failed on it in the shard's run: 1 submissions \(submission_102\)"):
+    with pytest.raises(grade_all.RunError, match=r"the grader failed on it in the shard's run: 1 submissions \(submission_102\)"):
         merged("died", found=False)
 
 
 def test_the_upload_takes_each_students_latest_submission(tmp_path, fake):
     small = one_problem(tmp_path)
     out = tmp_path / "out" / "grades.csv"
-    done = batch.grade_all(fake_export(tmp_path / "export.zip"), out, assignment=small, stream=io.StringIO())
-    upload = batch.write_upload(done)
+    done = grade_all.grade_all(fake_export(tmp_path / "export.zip"), out, assignment=small, stream=io.StringIO())
+    upload = grade_all.write_upload(done)
     # pat@x is in submission_104 (created March 5, with Student 4) and submission_107 (March 3): 104 is the latest.
     rows = {r[2]: r for r in upload.rows}
     assert rows["pat@x"] == ["Pat Two", "1004b", "pat@x", f"{done.reports['submission_104'].points:g}"]
@@ -430,7 +430,7 @@ def open_npz_files():
 
 def test_the_check_leaves_no_recorded_values_open_for_the_jobs_to_share(tmp_path):
     """A job forked with the parent's open .npz shares its file offset with the other jobs: reads would interleave."""
-    batch.check_assignment(one_problem(tmp_path))
+    grade_all.check_assignment(one_problem(tmp_path))
     assert open_npz_files() == []
 
 
@@ -443,25 +443,25 @@ def test_a_submission_the_grader_failed_on_is_graded_again_by_a_rerun(tmp_path, 
             raise RuntimeError("a job died")
         return fake_grade(path, *args, **kw)
 
-    monkeypatch.setattr(batch.grader, "grade", failing)
-    first = batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    monkeypatch.setattr(grade_all.grader, "grade", failing)
+    first = grade_all.grade_all(subs, out, assignment=small, stream=io.StringIO())
     assert first.reports["s1"].problems == [] and first.stale == {}
-    monkeypatch.setattr(batch.grader, "grade", fake_grade)
-    again = batch.grade_all(subs, out, assignment=small, stream=io.StringIO())
+    monkeypatch.setattr(grade_all.grader, "grade", fake_grade)
+    again = grade_all.grade_all(subs, out, assignment=small, stream=io.StringIO())
     assert again.graded == ["s1"] and again.reports["s1"].problems
-    assert batch.stale_summary(again) == "1 submissions the grader had failed on in an earlier run: graded again"
+    assert grade_all.stale_summary(again) == "1 submissions the grader had failed on in an earlier run: graded again"
 
 
 def test_a_rerun_grades_again_the_modules_whose_files_changed_and_says_so_before_grading(tmp_path, fake):
     two = two_problems(tmp_path)
     subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"
-    batch.grade_all(subs, out, assignment=two, stream=io.StringIO())
+    grade_all.grade_all(subs, out, assignment=two, stream=io.StringIO())
     before = records_of(out)
     assert before["s0"]["problems"][0]["tests"][1]["passed"] is False  # s0's qkv_arithmetic holds the wrong answer
     (subs / "s0" / "qkv_arithmetic.py").write_text(GOOD)  # the solution copied in
     (subs / "s1" / "complexity.py").rename(subs / "s1" / "complexity (1).py")  # a file renamed counts as a change too
     stream = io.StringIO()
-    again = batch.grade_all(subs, out, assignment=two, stream=stream)
+    again = grade_all.grade_all(subs, out, assignment=two, stream=stream)
     assert sorted(again.graded) == ["s0", "s1"]
     assert again.stale == {"s0": ["files:qkv_arithmetic"], "s1": ["files:complexity"]}
     after = records_of(out)
@@ -474,9 +474,9 @@ def test_a_rerun_grades_again_the_modules_whose_files_changed_and_says_so_before
         "2 submissions' files changed since their record: graded again the problems whose module changed: "
         "qkv_arithmetic (1), complexity (1)"]
     assert said.index("files changed") < said.index("[1/2]")  # before the progress
-    assert batch.done_line(again) == ("graded 2 now (2 of them in part: 2 problems graded again, 2 problems kept from "
+    assert grade_all.done_line(again) == ("graded 2 now (2 of them in part: 2 problems graded again, 2 problems kept from "
                                       "earlier runs), 4 from earlier runs")
-    assert batch.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
+    assert grade_all.grade_all(subs, out, assignment=two, stream=io.StringIO()).graded == []
 
 
 def test_one_upload_rule_packaging_costs_the_problem_damage_is_left_out_and_the_status_agrees(tmp_path, fake):
@@ -494,8 +494,8 @@ def test_one_upload_rule_packaging_costs_the_problem_damage_is_left_out_and_the_
     export = tmp_path / "export.zip"
     export.write_bytes(damage_deflated(zip_bytes(files), "submission_3/complexity.py"))
     out = tmp_path / "out" / "grades.csv"
-    done = batch.grade_all(export, out, assignment=two, stream=io.StringIO())
-    upload = batch.write_upload(done)
+    done = grade_all.grade_all(export, out, assignment=two, stream=io.StringIO())
+    upload = grade_all.write_upload(done)
     rows = {r["submission"]: r for r in read_csv(out)}
     assert rows["submission_0"]["status"] == "ok"
     assert rows["submission_1"]["status"].startswith("complexity: complexity.py was found 2 times (complexity.py, copy/complexity.py)")
@@ -507,18 +507,19 @@ def test_one_upload_rule_packaging_costs_the_problem_damage_is_left_out_and_the_
     assert [r[1] for r in upload.rows] == ["0", "1", "2"] and [r[3] for r in upload.rows][1:] == [kept, kept]
     assert len(upload.left_out) == 1 and upload.left_out[0].startswith("submission_3: could not read complexity") \
         and upload.left_out[0].endswith("download the export again")
-    attention = {a.submission: "; ".join(a.reasons) for a in batch.summary.class_stats.needs_attention(done.reports, done.roster)}
+    attention = {a.submission: "; ".join(a.reasons) for a in grade_all.summary.class_stats.needs_attention(done.reports, done.roster)}
     assert attention == {name: rows[name]["status"] for name in ("submission_1", "submission_2", "submission_3")}
 
 
 def test_a_run_removes_the_sandbox_folders_a_killed_run_left(tmp_path, fake, monkeypatch):
+    from autograder.sandbox import runtime
     from tests.sandbox.test_runtime import dead_pid
 
     temp = tmp_path / "tmp"
     (temp / f"autograder-box-{dead_pid()}-k9" / "submissions").mkdir(parents=True)
-    monkeypatch.setattr(batch.runtime.tempfile, "tempdir", str(temp))
-    monkeypatch.setattr(batch.runtime, "TMP_FOLDERS", ())
+    monkeypatch.setattr(runtime.tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(runtime, "TMP_FOLDERS", ())
     stream = io.StringIO()
-    batch.grade_all(fake_folder(tmp_path), tmp_path / "out" / "grades.csv", assignment=one_problem(tmp_path), stream=stream)
+    grade_all.grade_all(fake_folder(tmp_path), tmp_path / "out" / "grades.csv", assignment=one_problem(tmp_path), stream=stream)
     assert stream.getvalue().splitlines()[0] == f"removed 1 sandbox folders (students' modules) a killed run left in {temp}"
     assert list(temp.iterdir()) == []

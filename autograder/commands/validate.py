@@ -1,13 +1,13 @@
 """``python -m autograder validate``: staff check that every problem's tests grade what they should
-(``staff.validation``)."""
+(``staff.validate``)."""
 
 from __future__ import annotations
 
 import argparse
 
-from ...model import manifest
-from ...staff import validation
-from ..common import known_problems
+from ..model import manifest
+from ..staff import validate
+from .common import known_problems
 
 NAME = "validate"
 HELP = "staff: check every problem's tests grade reference, stubs, mistakes and fair variants right"
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if modules is None:
         return 2
     misses = 0
-    for table in validation.tables(assignment, modules or None, with_zip=args.with_zip):
+    for table in validate.tables(assignment, modules or None, with_zip=args.with_zip):
         misses += table.misses
         print(render(f"\n{table.title}", table.rows), flush=True)
         if table.note:
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if misses else 0
 
 
-def render(title: str, rows: list[validation.Row]) -> str:
+def render(title: str, rows: list[validate.Row]) -> str:
     """A fixed-width table: variant, expectation, score, OK/MISS."""
     header = ("variant", "expectation", "score", "")
     lines = [(r.variant, r.expectation, r.score, "OK" if r.ok else "MISS") for r in rows]

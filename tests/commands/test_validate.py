@@ -18,7 +18,7 @@ def run_validate(*args, root=None):
 
 
 def test_validate_one_problem_prints_its_table_and_passes(tmp_path):
-    # Two mistakes and two fair variants show the table (test_validation.py grades them all); a second problem gives the
+    # Two mistakes and two fair variants show the table (tests/staff/test_validate.py grades them all); a second problem gives the
     # row of the mistake inside an otherwise full submission.
     root = one_problem_root(tmp_path, "qkv_arithmetic", also=("receptive_field",), variants=2)
     proc = run_validate("-p", "qkv_arithmetic", root=root)

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ...gradescope import build
-from ...grading import time_rules
-from ...model import manifest
+from ..gradescope import build
+from ..grading import time_rules
+from ..model import manifest
 
 NAME = "build"
 HELP = "build the Gradescope autograder zip"

@@ -3,7 +3,7 @@
 import pytest
 
 from autograder.model import manifest
-from autograder.staff import validation
+from autograder.staff import validate
 
 PROBLEMS = manifest.load().problems
 
@@ -17,7 +17,7 @@ def test_variants_get_what_they_deserve(problem, graded_variants):
     assert not wrong, "\n".join(wrong)
     kinds = {o.kind for o in outcomes}
     assert {"reference", "stub"} <= kinds
-    two_passes = validation.two_passes_row(outcomes)
+    two_passes = validate.two_passes_row(outcomes)
     assert two_passes.ok, two_passes.score
 
 
@@ -30,7 +30,7 @@ def test_validation_grades_in_gradescopes_room_so_a_variant_too_big_for_it_fails
     problem = assignment.problem("causal_linear_attention")
     cumsum = next(v for v in solutions.fair_alternatives(problem.module) if v.name == "cumsum_form")
     monkeypatch.setattr(worker_memory, "gradescope_room", lambda a: worker_memory.WorkerMemory(16, "a 16 MB room"))
-    [outcome] = validation.grade_variants(problem, [("fair:cumsum_form", "fair", cumsum.source())])
+    [outcome] = validate.grade_variants(problem, [("fair:cumsum_form", "fair", cumsum.source())])
     assert not outcome.as_expected
     assert [t.name for t in outcome.result.tests if not t.passed] == ["long_sequence_in_linear_memory"]
 
@@ -48,7 +48,7 @@ def test_statistical_checks_name_the_known_mistake_whose_law_they_recognise(grad
 
 def test_a_variant_that_lost_points_to_a_busy_machine_says_so():
     from autograder.model.scores import ProblemResult, TestResult
-    from autograder.staff.validation import Outcome
+    from autograder.staff.validate import Outcome
 
     result = ProblemResult("p", "P")
     result.tests = [TestResult("p", "t", 1.0, True, False, "stopped; the machine was too busy", failure="busy"),
@@ -84,8 +84,8 @@ def test_a_bare_assert_on_a_students_result_fails_validation_naming_the_test(ass
                                   hidden_tests=())
     ignored = next(v for v in solutions.mistakes(problem.module) if v.name == "scale_ignored")
     reference = solutions.reference_path(problem.module).read_text(encoding="utf-8")
-    outcomes = validation.grade_variants(problem, [("reference", "reference", reference),
+    outcomes = validate.grade_variants(problem, [("reference", "reference", reference),
                                                    ("mistake:scale_ignored", "mistake", ignored.source())])
     assert [o.as_expected for o in outcomes] == [True, True]  # the scores alone would not tell
-    row = validation.two_passes_row(outcomes)
+    row = validate.two_passes_row(outcomes)
     assert not row.ok and row.score == "test scale_bare judged early on mistake:scale_ignored", row
