@@ -179,10 +179,12 @@ class _StoredArrays:
         from numpy.lib import format as npy
 
         info = self.npz.zip.getinfo(f"{name}.npy")
-        if info.compress_type != zipfile.ZIP_STORED:
+        if info.compress_type != zipfile.ZIP_STORED or not hasattr(os, "preadv"):  # Windows has no preadv
             return None
         with self.npz.zip.open(info) as member:
             version = npy.read_magic(member)
+            if version not in ((1, 0), (2, 0)):
+                return None
             read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
             shape, fortran, dtype = read_header(member)
             header_bytes = member.tell()

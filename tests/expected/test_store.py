@@ -47,3 +47,8 @@ def test_numpys_reading_of_the_zip_runs_once_per_array(loaded, monkeypatch):
     outputs(loaded)
     monkeypatch.setattr(np.lib.npyio.NpzFile, "__getitem__", lambda self, key: pytest.fail("read through numpy"))
     assert all(np.array_equal(got, saved) for got, saved in zip(outputs(loaded), SAVED, strict=True))
+
+
+def test_where_the_system_cannot_read_at_an_offset_numpy_reads(loaded, monkeypatch):
+    monkeypatch.delattr("os.preadv")
+    assert all(np.array_equal(got, saved) for got, saved in zip(outputs(loaded), SAVED, strict=True))
