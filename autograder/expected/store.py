@@ -12,7 +12,9 @@ import inspect
 import json
 import math
 import os
+import struct
 import threading
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,7 +137,7 @@ class Store:
         """Read what ``save`` wrote: the index now, each array when a lookup needs it (the grader's memory is the
         student's room)."""
         data = json.loads((folder / f"{module}.json").read_text(encoding="utf-8"))
-        npz = np.load(folder / f"{module}.npz", allow_pickle=False)
+        npz = _StoredArrays(folder / f"{module}.npz")
         lock = threading.Lock()
 
         def get(item: list) -> tuple[Any, _Blobs]:
@@ -149,6 +151,50 @@ class Store:
                                                {name: get(v) for name, v in item.get("mistakes", {}).items()},
                                                exact_only=item.get("exact_only", False))
         return store
+
+
+class _StoredArrays:
+    """A store's .npz file, read one array at a time: numpy reads the zip entry and parses the array's header (a
+    Python literal) at each access; here each array's place, dtype and shape are found once, and each access reads its
+    bytes from there. An entry numpy did not store as it is (compressed) is left to numpy."""
+
+    def __init__(self, path: Path) -> None:
+        self.npz = np.load(path, allow_pickle=False)
+        self.places: dict[str, tuple[int, np.dtype, tuple[int, ...], bool] | None] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self.places:
+            self.places[name] = self._place(name)
+        place = self.places[name]
+        if place is None:
+            return self.npz[name]
+        offset, dtype, shape, fortran = place
+        data = bytearray(math.prod(shape) * dtype.itemsize)  # writable, as numpy's own reading gives it
+        if data and os.preadv(self.npz.zip.fp.fileno(), [data], offset) != len(data):
+            raise ValueError(f"{name} is cut short in {self.npz.fid.name if self.npz.fid else 'the store'}")
+        return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+
+    def _place(self, name: str) -> tuple[int, np.dtype, tuple[int, ...], bool] | None:
+        """(where the array's bytes start in the file, dtype, shape, Fortran order), or None: numpy reads it."""
+        from numpy.lib import format as npy
+
+        info = self.npz.zip.getinfo(f"{name}.npy")
+        if info.compress_type != zipfile.ZIP_STORED or not hasattr(os, "preadv"):  # Windows has no preadv
+            return None
+        with self.npz.zip.open(info) as member:
+            version = npy.read_magic(member)
+            if version not in ((1, 0), (2, 0)):
+                return None
+            read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+            shape, fortran, dtype = read_header(member)
+            header_bytes = member.tell()
+        if dtype.hasobject:
+            return None  # refused by numpy's reading (no pickles)
+        local = self.npz.zip.fp
+        local.seek(info.header_offset)
+        fixed = local.read(zipfile.sizeFileHeader)
+        name_len, extra_len = struct.unpack("<HH", fixed[26:30])
+        return info.header_offset + zipfile.sizeFileHeader + name_len + extra_len + header_bytes, dtype, shape, fortran
 
 
 class _Blobs:

@@ -136,7 +136,7 @@ def call_key(worker_name: str, func: str, args: tuple, kwargs: dict) -> str:
         return f"unencodable:{digest.hexdigest()}"
     digest.update(json.dumps(tree, sort_keys=True, default=str).encode())
     for blob in blobs:
-        digest.update(blob.dtype.name.encode() + str(blob.shape).encode())
+        digest.update(wire.dtype_name(blob.dtype).encode() + str(blob.shape).encode())
         digest.update(np.ascontiguousarray(blob).data)  # the bytes of tobytes(), without a copy
     return digest.hexdigest()
 

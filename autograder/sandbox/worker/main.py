@@ -198,6 +198,9 @@ def import_libraries(args: argparse.Namespace) -> None:
     import torch
 
     torch.set_num_threads(1)
+    # torch sets itself up on its first operation in a process (it reads the CPU's features in /proc and /sys, sets
+    # its thread pools); done here, before any fork, every test's process inherits it instead of doing it again.
+    torch.ones(1).add(1)
     if args.seccomp:
         # finds and loads libseccomp now: a module's child may not be able to fork ldconfig
         import pyseccomp  # noqa: F401

@@ -34,6 +34,13 @@ def test_disallowed_dtype_is_refused():
     assert isinstance(roundtrip(np.array([object()], dtype=object)), wire.Unsupported)
 
 
+@pytest.mark.parametrize("dtype", [*wire.ALLOWED_DTYPES, ">f4", ">i8", "complex64", "float128", "U3", "M8[ns]",
+                                   [("a", "f4")], ("f4", (2,))])
+def test_dtype_name_is_numpys_name(dtype):
+    found = np.dtype(dtype)
+    assert wire.dtype_name(found) == found.name
+
+
 def test_forged_header_is_rejected():
     with pytest.raises(wire.WireError):
         wire.decode({"t": "array", "blob": 0, "dtype": "float64", "shape": [5], "kind": "ndarray"}, [np.zeros(2)], {})
