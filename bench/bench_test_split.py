@@ -124,7 +124,8 @@ def main() -> None:
     for key in medians:
         counts[key.split("/")[0]] += 1
     print(f"{len(medians)} tests, {total:.2f} s CPU per run (medians of {args.runs}); a bare test cycle {cycle:.3f} s; "
-          f"above {len(medians)} bare cycles: {total - cycle * len(medians):.2f} s")
+          f"above {len(medians)} bare cycles: {total - cycle * len(medians):.2f} s, of which the grader's "
+          f"{sum(in_grader.values()):.2f} s")
     print("per problem (CPU seconds, above its bare cycles):")
     for problem, value in sorted(per_problem.items(), key=lambda kv: -kv[1]):
         print(f"  {problem:28s} {value:6.2f}  {value - cycle * counts[problem]:6.2f}")
