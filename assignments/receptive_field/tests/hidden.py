@@ -63,8 +63,9 @@ def test_random_patterns_in_every_form(receptive_field):
     cases = [(3, 40, 2, "list"), (2, 30, 3, "int64 array"), (4, 60, 1, "tensor"), (3, 50, 2, "int32 array"), (5, 80, 1, "list")]
     for seed, (n_layers, T, n_heads, form) in enumerate(cases):
         layers = in_form(random_pattern(n_layers, T, n_heads, seed=100 + seed), form)
-        for position in (0, T // 3, T - 1):
-            Call(receptive_field.receptive_field, layers, position).matches_reference()
+        # One position per pattern, the last: positions 0 and T // 3 as well make no known mistake fail that does not fail
+        # here; the other tests ask for other positions.
+        Call(receptive_field.receptive_field, layers, T - 1).matches_reference()
 
 
 @test_case(points=1, hidden=True)
