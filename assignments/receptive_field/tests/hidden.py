@@ -60,8 +60,9 @@ def test_random_patterns_in_every_form(receptive_field):
     cases = [(3, 40, 2, "list"), (2, 30, 3, "int64 array"), (4, 60, 1, "tensor"), (3, 50, 2, "int32 array"), (5, 80, 1, "list")]
     for seed, (n_layers, T, n_heads, form) in enumerate(cases):
         layers = in_form(random_pattern(n_layers, T, n_heads, seed=100 + seed), form)
-        for position in (0, T // 3, T - 1):
-            Call(receptive_field.receptive_field, layers, position).matches_reference()
+        # One position per pattern, the last: positions 0 and T // 3 as well make no known mistake fail that does not fail
+        # here; the other tests ask for other positions.
+        Call(receptive_field.receptive_field, layers, T - 1).matches_reference()
 
 
 @test_case(points=1, hidden=True)
@@ -69,7 +70,7 @@ def test_never_more_than_the_bound(receptive_field):
     for seed, (n_layers, T, n_heads) in enumerate([(4, 12, 2), (6, 30, 1), (3, 20, 3), (8, 25, 1)]):
         layers = random_pattern(n_layers, T, n_heads, seed=200 + seed)
         limit = bound(receptive_field, n_layers, n_heads, T)
-        for position in (1, T // 2, T - 2):
+        for position in (1, T - 2):  # T // 2 as well makes no known mistake fail that does not fail at these two
             call = Call(receptive_field.receptive_field, layers, position)
             got = call.result()
             if isinstance(got, set):
@@ -85,13 +86,13 @@ def test_patterns_that_reach_the_bound(receptive_field):
     for n_layers, n_heads, T, form in [(3, 2, 27, "tensor"), (2, 3, 16, "list"), (5, 1, 32, "int64 array"), (4, 1, 10, "tensor")]:
         layers = in_form(digit_pattern(n_layers, n_heads, T), form)
         limit = bound(receptive_field, n_layers, n_heads, T)
-        for position in (0, 5):
-            call = Call(receptive_field.receptive_field, layers, position)
-            got = call.result()
-            if isinstance(got, set):
-                expect_true(len(got) == limit, "in this pattern every path back from the output ends at a different input, so the "
-                            f"set should be as large as receptive_field_size allows; yours has {len(got)} positions", called=call.shown)
-            call.matches_reference()
+        # One position per pattern: position 0 as well makes no known mistake fail that does not fail at 5.
+        call = Call(receptive_field.receptive_field, layers, 5)
+        got = call.result()
+        if isinstance(got, set):
+            expect_true(len(got) == limit, "in this pattern every path back from the output ends at a different input, so the "
+                        f"set should be as large as receptive_field_size allows; yours has {len(got)} positions", called=call.shown)
+        call.matches_reference()
 
 
 @test_case(points=1, hidden=True)
