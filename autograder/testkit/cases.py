@@ -21,7 +21,7 @@ class TestCase:
 
 
 def test_case(name: str | None = None, points: float | None = None, hidden: bool = False) -> TestCase:
-    """``@test_case(points=2, hidden=True)`` above a test function."""
+    """``@test_case(points=2)`` above a test function; a hidden test also passes ``hidden`` as true."""
     return TestCase(name, points, hidden)
 
 
