@@ -58,38 +58,52 @@ def mode(request, monkeypatch):
     policy._detect.cache_clear()
 
 
-def cheat_source(case: str) -> str:
-    module, _says = CASES[case]
-    return (paths.REFERENCE / f"{module}.py").read_text() + "\n\n" + (COST / f"{case}.py").read_text()
+FAIR = [(module, path.stem) for module in sorted(LONG_TEST) for path in sorted((paths.ASSIGNMENTS / module / "fair").glob("*.py"))]
 
 
-def user_batch() -> dict[str, dict[str, str]]:
+def appended(module: str, override: Path) -> dict[str, str]:
+    """The reference module with ``override`` appended (what it redefines replaces the reference's)."""
+    return {module: (paths.REFERENCE / f"{module}.py").read_text() + "\n\n" + override.read_text()}
+
+
+def cheat(case: str) -> dict[str, str]:
+    return appended(CASES[case][0], COST / f"{case}.py")
+
+
+def fair(module: str, variant: str) -> dict[str, str]:
+    return appended(module, paths.ASSIGNMENTS / module / "fair" / f"{variant}.py")
+
+
+def user_batch(with_fair: bool) -> dict[str, dict[str, str]]:
     """The submissions graded together in a user mode: submission name -> the modules it replaces."""
-    return {REFERENCE: {}} | {f"1_{case}": {CASES[case][0]: cheat_source(case)} for case in sorted(CASES)}
+    batch = {REFERENCE: {}} | {f"1_{case}": cheat(case) for case in sorted(CASES)}
+    return batch | ({f"2_{module}-{variant}": fair(module, variant) for module, variant in FAIR} if with_fair else {})
 
 
 @pytest.fixture(scope="module")
 def user_verdicts(request) -> dict[str, dict[tuple[str, str], tuple[bool, str]]]:
     """For each user mode: (submission, module) -> whether its long-sequence test passed, and what it says."""
-    chosen = {item.callspec.params["mode"].name for item in request.session.items
-              if isinstance(getattr(getattr(item, "callspec", None), "params", {}).get("mode"), hostile.modes.Mode)}
+    chosen: dict[str, bool] = {}  # user mode -> whether a fair variant is graded there
+    for item in request.session.items:
+        mode = getattr(getattr(item, "callspec", None), "params", {}).get("mode")
+        if isinstance(mode, hostile.modes.Mode):
+            chosen[mode.name] = chosen.get(mode.name, False) or "variant" in item.callspec.params
     users = iter(range(hostile.modes.user_uid_base() + 900, hostile.modes.user_uid_base() + 990))
     found, roots = {}, []
     try:
         for mode in [m for m in MODES if m.as_user and m.name in chosen]:
             roots.append(Path(tempfile.mkdtemp(prefix=f"cost-{mode}-", dir="/tmp")))
-            found[mode.name] = grade_as_user(mode, roots[-1], next(users))
+            found[mode.name] = grade_as_user(mode, roots[-1], next(users), user_batch(chosen[mode.name]))
         yield found
     finally:
         for root in roots:
             shutil.rmtree(root, ignore_errors=True)
 
 
-def grade_as_user(mode, root: Path, uid: int) -> dict[tuple[str, str], tuple[bool, str]]:
-    """``grade-all`` of the user batch in a lab of problems 5 and 6, run as ``uid``; each long-sequence test's verdict."""
+def grade_as_user(mode, root: Path, uid: int, batch: dict[str, dict[str, str]]) -> dict[tuple[str, str], tuple[bool, str]]:
+    """``grade-all`` of ``batch`` in a lab of problems 5 and 6, run as ``uid``; each long-sequence test's verdict."""
     lab = hostile._make_lab(root, lean=True, mode=mode, uid=uid, keep=sorted(LONG_TEST))
     export, out, tmpdir = lab.folder(root / "export"), lab.folder(root / "out"), lab.folder(root / "tmp")
-    batch = user_batch()
     for name, replace in batch.items():
         submission = lab.folder(export / name)
         for module, source in lab.sources.items():
@@ -139,16 +153,18 @@ def test_quadratic_work_with_the_meters_undone_loses_its_linear_cost_points(mode
     reason = CANNOT_STOP.get((case, bool(mode.protections and mode.protections.seccomp)))
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
-    passed, message = long_test_verdict(mode, request, tmp_path / "sub", f"1_{case}", module, {module: cheat_source(case)})
+    passed, message = long_test_verdict(mode, request, tmp_path / "sub", f"1_{case}", module, cheat(case))
     assert not passed, message
     assert re.search(says, message), message
 
 
-FAIR = [(module, path.stem) for module in sorted(LONG_TEST) for path in sorted((paths.ASSIGNMENTS / module / "fair").glob("*.py"))]
+# The fair variants in the strongest mode and in the strongest user mode: a grader of another uid, with every layer that
+# could refuse an honest form in force (the other user modes would each add as much time again for little more).
+FAIR_MODES = [MODES[0]] + [m for m in MODES if m.as_user][:1]
 
 
+@pytest.mark.parametrize("mode", FAIR_MODES, ids=str, indirect=True)
 @pytest.mark.parametrize(("module", "variant"), FAIR, ids=[f"{m}-{v}" for m, v in FAIR])
-def test_every_fair_variant_keeps_its_linear_cost_points_judged_from_outside(module, variant, tmp_path):
-    source = (paths.REFERENCE / f"{module}.py").read_text() + "\n\n" + (paths.ASSIGNMENTS / module / "fair" / f"{variant}.py").read_text()
-    test = grade_long_test(reference_submission(tmp_path / "sub", replace={module: source}), module)
-    assert test.passed, test.message
+def test_every_fair_variant_keeps_its_linear_cost_points_judged_from_outside(mode, module, variant, tmp_path, request):
+    passed, message = long_test_verdict(mode, request, tmp_path / "sub", f"2_{module}-{variant}", module, fair(module, variant))
+    assert passed, message
