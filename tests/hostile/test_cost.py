@@ -7,8 +7,8 @@ replaced; a blockwise form under popped modes; quadratic work in a forked proces
 long-sequence test is graded (the one that judges cost), in each sandbox mode of this machine (``hostile/modes.py``),
 beside the reference, which must keep it. Where the grader runs as root it grades in this process; in the "user" modes
 it runs as an unprivileged uid from a lab of its own (``test_hostile``'s), where one ``grade-all`` of a folder holding the
-reference and every cheat (the reference first) grades them all in one worker, and each one's results.json entry for the
-long-sequence test is read.
+reference, every cheat and the fair variants (the reference first) grades them all in one worker, and each one's
+results.json entry for the long-sequence test is read.
 """
 
 from __future__ import annotations
