@@ -81,20 +81,23 @@ def user_batch(with_fair: bool) -> dict[str, dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def user_verdicts(request) -> dict[str, dict[tuple[str, str], tuple[bool, str]]]:
-    """For each user mode: (submission, module) -> whether its long-sequence test passed, and what it says."""
-    chosen: dict[str, bool] = {}  # user mode -> whether a fair variant is graded there
-    for item in request.session.items:
-        mode = getattr(getattr(item, "callspec", None), "params", {}).get("mode")
-        if isinstance(mode, hostile.modes.Mode):
-            chosen[mode.name] = chosen.get(mode.name, False) or "variant" in item.callspec.params
+def user_verdicts(request):
+    """The verdicts of a user mode, graded when one of its tests first asks (a test worker grades only the modes it
+    runs): mode name -> {(submission, module): whether its long-sequence test passed, and what it says}."""
+    with_fair = {item.callspec.params["mode"].name for item in request.session.items
+                 if "variant" in getattr(getattr(item, "callspec", None), "params", {})}
     users = iter(range(hostile.modes.user_uid_base() + 900, hostile.modes.user_uid_base() + 990))
-    found, roots = {}, []
-    try:
-        for mode in [m for m in MODES if m.as_user and m.name in chosen]:
+    found: dict[str, dict[tuple[str, str], tuple[bool, str]]] = {}
+    roots: list[Path] = []
+
+    def verdicts(mode) -> dict[tuple[str, str], tuple[bool, str]]:
+        if mode.name not in found:
             roots.append(Path(tempfile.mkdtemp(prefix=f"cost-{mode}-", dir="/tmp")))
-            found[mode.name] = grade_as_user(mode, roots[-1], next(users), user_batch(chosen[mode.name]))
-        yield found
+            found[mode.name] = grade_as_user(mode, roots[-1], next(users), user_batch(mode.name in with_fair))
+        return found[mode.name]
+
+    try:
+        yield verdicts
     finally:
         for root in roots:
             shutil.rmtree(root, ignore_errors=True)
@@ -136,7 +139,7 @@ def grade_long_test(folder: Path, module: str):
 def long_test_verdict(mode, request, folder: Path, name: str, module: str, replace: dict[str, str]) -> tuple[bool, str]:
     """Whether the long-sequence test of ``module`` passed for the reference with ``replace``, and its message."""
     if mode.as_user:
-        return request.getfixturevalue("user_verdicts")[mode.name][(name, module)]
+        return request.getfixturevalue("user_verdicts")(mode)[(name, module)]
     test = grade_long_test(reference_submission(folder, replace=replace), module)
     return test.passed, test.message
 
