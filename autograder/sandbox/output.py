@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import select
 import threading
 from dataclasses import dataclass, field
 from typing import BinaryIO
@@ -154,25 +156,54 @@ def _frames(text: bytes) -> list[tuple[str, int, str]]:
 
 
 class Drain:
-    """A daemon thread that moves what a process prints (``stream``) into ``output``; ``waiting`` is set while it waits
-    for more, so a caller can tell that everything printed so far has been taken."""
+    """A daemon thread that moves what a process prints (``stream``) into ``output``.
+
+    ``caught_up()`` says whether everything printed so far has been taken. On POSIX the thread waits until the pipe is
+    readable and then reads and feeds under a lock, so no byte is ever between the pipe and ``output`` while the lock is
+    free: a caller that holds it and finds the pipe empty knows ``output`` has all of it (a byte read but not yet fed
+    would be counted for the next test). Elsewhere (Windows) ``waiting`` is set while the thread waits for more."""
 
     def __init__(self, stream: BinaryIO, output: OutputBuffer) -> None:
         self.waiting = threading.Event()
+        self.taking = threading.Lock()
+        self._fd = stream.fileno() if os.name == "posix" else None
         self.thread = threading.Thread(target=self._run, args=(stream, output), daemon=True)
         self.thread.start()
 
     def _run(self, stream: BinaryIO, output: OutputBuffer) -> None:
         while True:
             self.waiting.set()
-            chunk = stream.read1(65536)
-            self.waiting.clear()
+            if self._fd is not None:
+                select.select([self._fd], [], [])
+            with self.taking:
+                chunk = stream.read1(65536)
+                self.waiting.clear()
+                if chunk:
+                    output.feed(chunk)
             if not chunk:
                 return
-            output.feed(chunk)
+
+    def caught_up(self) -> bool:
+        """Whether everything the process printed so far is in ``output`` (on POSIX: for certain; elsewhere: the thread
+        waits for more)."""
+        if self._fd is None:
+            return self.waiting.is_set()
+        with self.taking:
+            return _pending_bytes(self._fd) == 0
 
     def is_alive(self) -> bool:
         return self.thread.is_alive()
 
     def join(self, timeout: float | None = None) -> None:
         self.thread.join(timeout)
+
+
+def _pending_bytes(fd: int) -> int:
+    """How many bytes wait to be read in the pipe ``fd`` (0 once it is closed)."""
+    import fcntl  # POSIX only: imported here so that the portable path (Windows) can import this module
+    import termios
+
+    try:
+        return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4), "little")
+    except (OSError, ValueError):
+        return 0

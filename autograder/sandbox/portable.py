@@ -88,9 +88,9 @@ class _Child:
         reply)."""
         end = time.monotonic() + timeout
         while time.monotonic() < end and self.drain.is_alive():
-            if self.drain.waiting.is_set():
+            if self.drain.caught_up():
                 time.sleep(0.005)
-                if self.drain.waiting.is_set():
+                if self.drain.caught_up():
                     return
             time.sleep(0.002)
 

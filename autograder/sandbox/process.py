@@ -103,17 +103,8 @@ class WorkerProcess:
 
     def settle_output(self, timeout: float = 1.0) -> None:
         """Wait (briefly) until everything the worker printed so far is in the output buffer."""
-        import fcntl  # Unix only: imported here so that the portable path (Windows) can import this module
-        import termios
-
         end = time.monotonic() + timeout
-        while time.monotonic() < end and self.drain.is_alive():
-            try:
-                pending = int.from_bytes(fcntl.ioctl(self.proc.stdout.fileno(), termios.FIONREAD, b"\0" * 4), "little")
-            except (OSError, ValueError):
-                return
-            if pending == 0 and self.drain.waiting.is_set():
-                return
+        while time.monotonic() < end and self.drain.is_alive() and not self.drain.caught_up():
             time.sleep(0.002)
 
     def send(self, header: dict, blobs: list[np.ndarray], deadline: float) -> None:
@@ -300,6 +291,8 @@ class WorkerProcess:
                 os.close(fd)
             except OSError:
                 pass
+        # What it printed before it was killed belongs to the test that was running: take it before the next begins.
+        self.settle_output(timeout=5)
         self.drain.join(timeout=2)
 
     def exit_description(self) -> str:

@@ -1,6 +1,7 @@
 """The output buffer: the first part and the last lines of a flood, and where a call was just before its limit."""
 
 import json
+import time
 
 from autograder.sandbox.output import OUTPUT_LIMIT, OutputBuffer
 
@@ -60,6 +61,55 @@ def test_the_drain_thread_outlives_a_line_of_deep_brackets():
         os.close(write)
         drain.join(timeout=10)
     assert buffer.text().endswith("still read\n")
+
+
+class _SlowStream:
+    """A pipe whose reader is descheduled between taking bytes from the pipe and returning them (a loaded machine)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def read1(self, n: int) -> bytes:
+        import os
+        import time
+
+        chunk = os.read(self.fd, n)
+        time.sleep(0.3)
+        return chunk
+
+
+def test_a_settled_drain_has_fed_every_byte_already_taken_from_the_pipe():
+    """Output printed before a settle is the test's that printed it, even when the drain has taken it from the pipe but
+    not yet fed it (it would then count for the next test: a hidden one's output is never shown)."""
+    import os
+
+    from autograder.sandbox.output import Drain
+
+    read, write = os.pipe()
+    buffer = OutputBuffer()
+    drain = Drain(_SlowStream(read), buffer)
+    try:
+        os.write(write, b"printed by the test\n")
+        while _pending(read):  # the drain has taken the bytes, and is still on its way to feed them
+            time.sleep(0.001)
+        deadline = time.monotonic() + 5
+        while not drain.caught_up() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        assert buffer.text() == "printed by the test\n"
+    finally:
+        os.close(write)
+        drain.join(timeout=5)
+        os.close(read)
+
+
+def _pending(fd: int) -> int:
+    import fcntl
+    import termios
+
+    return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0" * 4), "little")
 
 
 def test_what_was_printed_is_shown_as_valid_inert_text():
