@@ -280,14 +280,19 @@ class Box:
         return box
 
     def remember(self, paths: list[Path]) -> None:
-        """Note the mode each path has now: ``restore_modes`` puts it back."""
+        """Note the mode each path has now that student code could change: ``restore_modes`` puts it back. Only a
+        path's owner may ``chmod`` it, so with a uid of its own (the box's files are root's) only what that uid owns
+        is noted, and ``restore_modes`` reads nothing after each call; sharing the grader's uid, every path."""
         for path in paths:
-            self.modes[path] = stat.S_IMODE(os.lstat(path).st_mode)
+            info = os.lstat(path)
+            if self.uid is None or info.st_uid == self.uid:
+                self.modes[path] = stat.S_IMODE(info.st_mode)
 
     def restore_modes(self) -> list[Path]:
-        """Put back the mode of every folder and file of the box that changed. As root they are root's and stay as
-        they are; a grader running as a normal user shares its uid with student code, which Landlock does not keep
-        from ``chmod`` (a file of the worker's code made unreadable would stop every later worker from starting)."""
+        """Put back the mode of every folder and file of the box that changed (those ``remember`` noted). As root they
+        are root's and stay as they are; a grader running as a normal user shares its uid with student code, which
+        Landlock does not keep from ``chmod`` (a file of the worker's code made unreadable would stop every later
+        worker from starting)."""
         changed = []
         for path, mode in list(self.modes.items()):
             try:

@@ -24,6 +24,14 @@ def ends(how):
 def fine(x):
     return x + 1
 
+def chmod_box():
+    """Try to make the box's submissions folder (two levels above this module) unreadable; say what stopped it."""
+    try:
+        os.chmod(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 0)
+    except OSError as exc:
+        return f"refused: {exc.strerror}"
+    return "changed"
+
 def mark_scratch(mark):
     """Leave ``mark`` on the scratch folder itself (its times, a user.* attribute, a file made in it): what an earlier
     test left, what this one could leave."""
@@ -195,9 +203,22 @@ def test_what_a_module_sends_becomes_valid_text_before_any_writer_sees_it(sessio
     assert "\\x1b[2J" in session.output.text() and "\x1b" not in session.output.text()
 
 
-def test_the_box_modes_are_put_back_after_a_reply_and_before_the_next_submission(session):
+@pytest.fixture(scope="module")
+def same_user(session):
+    """A session whose student code runs as the grader's own user (as root, a self-check's: no uid of its own)."""
+    if session.setup.identity is None:
+        yield session
+        return
+    shared = WorkerSession(memory_mb=2000, start_now=True, self_check=True)
+    shared.switch(shared.stage({"crashing": CRASHING}))
+    yield shared
+    shared.close()
+
+
+def test_the_box_modes_are_put_back_after_a_reply_and_before_the_next_submission(same_user):
     # Student code running as the grader's own user may chmod the box's folders (000 of the submissions folder stops
     # every later submission from being staged); as root here, the test makes the change the module would make.
+    session = same_user
     box = session.setup.box
     wanted = box.modes[box.submissions]
     session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)")
@@ -208,6 +229,19 @@ def test_the_box_modes_are_put_back_after_a_reply_and_before_the_next_submission
     staged = session.stage({"other": b"x = 1\n"})
     assert stat.S_IMODE(os.stat(box.submissions).st_mode) == wanted
     session.discard(staged)
+
+
+def test_with_a_uid_of_its_own_no_mode_of_the_box_is_read_after_each_call(session):
+    # Only a path's owner may chmod it: the box is root's, so the module cannot change a mode and the grader has none to
+    # put back (nor to read after every call).
+    if session.setup.identity is None:
+        pytest.skip("the worker shares the grader's uid here")
+    box = session.setup.box
+    before = stat.S_IMODE(os.stat(box.submissions).st_mode)
+    said = session.call("crashing", "chmod_box", (), {}, 10, "crashing.chmod_box()")
+    assert said.startswith("refused"), said
+    assert stat.S_IMODE(os.stat(box.submissions).st_mode) == before
+    assert box.modes == {}
 
 
 @pytest.fixture(scope="module")
