@@ -160,21 +160,26 @@ class StudentFunction:
     def _run(self, args: tuple, kwargs: dict, meter: dict | None) -> Any:
         from ..testkit.calls import describe_call
 
-        shown = describe_call(self.module, self.func, args, kwargs)
-        args, kwargs = with_callables(self.module, args, kwargs)
+        def describe() -> str:
+            return describe_call(self.module, self.func, args, kwargs)
 
-        def live() -> Any:
-            return self.guard.call(
-                self.session, self.worker_name, self.module, self.func, args, kwargs, self.seconds, shown, meter=meter
-            )
+        sent_args, sent_kwargs = with_callables(self.module, args, kwargs)
+
+        def live(shown: str) -> Any:
+            return self.guard.call(self.session, self.worker_name, self.module, self.func, sent_args, sent_kwargs,
+                                   self.seconds, shown, meter=meter)
 
         tape = _TAPE.get()
         if tape is None:  # outside a test run (a staff tool calling the student directly): nothing to record
-            return live()
-        key = call_key(self.worker_name, self.func, args, kwargs)
+            return live(describe())
+        key = call_key(self.worker_name, self.func, sent_args, sent_kwargs)
         if meter is not None:
             key += ":metered:" + json.dumps(meter, sort_keys=True)
-        return tape.record(key, live, shown) if tape.recording else tape.replay(key, live)
+        if tape.recording:
+            shown = describe()
+            return tape.record(key, lambda: live(shown), shown)
+        # The judging pass answers from the tape: the call is described only if it must run after all.
+        return tape.replay(key, lambda: live(describe()))
 
     def __repr__(self) -> str:
         return f"<student function {self.module}.{self.func}>"

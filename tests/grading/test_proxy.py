@@ -128,3 +128,33 @@ def test_what_the_tapes_of_a_problem_keep_is_bounded() -> None:
     assert first.replay("a", lambda: None).nbytes == 2 << 20
     with pytest.raises(StudentCallError, match="more than the 3 MB"):
         second.replay("b", lambda: None)
+
+
+def test_a_call_answered_from_the_tape_is_not_described_again_and_one_that_runs_live_is(judged, monkeypatch) -> None:
+    from autograder.testkit import calls
+
+    described, shown = [], []
+    real = calls.describe_call
+
+    def describe_call(module, func, args, kwargs):
+        described.append(args[0])
+        return real(module, func, args, kwargs)
+
+    monkeypatch.setattr(calls, "describe_call", describe_call)
+
+    def stops_early(m):
+        try:
+            checks.expect_equal(m.f(1), 2)
+        except checks.CheckFailure:  # only once judged: this call was never recorded
+            m.f(10)
+
+    class Shown(FakeSession):
+        def call(self, module, func, args, kwargs, seconds, said):
+            shown.append(said)
+            return super().call(module, func, args, kwargs, seconds, said)
+
+    session = Shown(judged, wrong=True)
+    runner.run_tests([_spec("stops_early", stops_early)], {"m": StudentModule(session, "m", 1.0)}, "m",
+                     fresh=lambda: session.fresh("m"))
+    assert described == [1, 10], described  # f(1) once as it ran; its replay, nothing; f(10) as it ran live
+    assert shown == ["m.f(1)", "m.f(10)"], shown
