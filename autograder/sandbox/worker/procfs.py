@@ -33,6 +33,19 @@ class Status:
     vm_size_kb: int | None  # its address space (a kernel thread has none)
 
 
+def read(path: str) -> bytes:
+    """The whole of a /proc file, read without a file object (half the cost of ``open``'s buffered reader: the grader
+    reads a few of these after every call); ``OSError`` as ``open`` gives."""
+    fd = os.open(path, os.O_RDONLY)  # not inherited by a child (PEP 446)
+    try:
+        chunks = [os.read(fd, 4096)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 65536))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def pids() -> list[int]:
     """Every process id /proc lists ([] where there is no /proc)."""
     try:
@@ -44,8 +57,8 @@ def pids() -> list[int]:
 def stat(pid: int | str) -> Stat | None:
     """The state, parent and session of ``pid``."""
     try:
-        with open(f"{PROC}/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()  # the command's name may hold spaces and parentheses
+        # the command's name may hold spaces and parentheses
+        fields = read(f"{PROC}/{pid}/stat").rsplit(b")", 1)[1].split()
         return Stat(state=fields[0].decode("ascii", "replace"), ppid=int(fields[1]), session=int(fields[3]))
     except (OSError, ValueError, IndexError):
         return None
@@ -54,8 +67,7 @@ def stat(pid: int | str) -> Stat | None:
 def status(pid: int | str) -> Status | None:
     """The ids, state, thread count and address space of ``pid`` (``"self"``: this process)."""
     try:
-        with open(f"{PROC}/{pid}/status", "rb") as f:
-            fields = dict(line.split(b":", 1) for line in f if b":" in line)
+        fields = dict(line.split(b":", 1) for line in read(f"{PROC}/{pid}/status").splitlines() if b":" in line)
         size = fields.get(b"VmSize")
         return Status(
             uid=int(fields[b"Uid"].split()[0]),
@@ -80,8 +92,7 @@ def children(pid: int | str) -> list[int] | None:
     found: list[int] = []
     for tid in threads:
         try:
-            with open(f"{PROC}/{pid}/task/{tid}/children", "rb") as f:
-                found += [int(child) for child in f.read().split()]
+            found += [int(child) for child in read(f"{PROC}/{pid}/task/{tid}/children").split()]
         except (OSError, ValueError):
             return None
     return found if threads else None
@@ -98,8 +109,7 @@ def owner(pid: int | str) -> int | None:
 def environ(pid: int | str) -> list[bytes] | None:
     """The environment ``pid`` started with, as ``NAME=value`` entries."""
     try:
-        with open(f"{PROC}/{pid}/environ", "rb") as f:
-            return f.read().split(b"\0")
+        return read(f"{PROC}/{pid}/environ").split(b"\0")
     except OSError:
         return None
 
@@ -141,12 +151,10 @@ class Standing:
 def standing(pid: int | str) -> Standing | None:
     """The ``Standing`` of ``pid`` from /proc (readable by any user), or None once it is gone."""
     try:
-        with open(f"{PROC}/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-        with open(f"{PROC}/{pid}/status", "rb") as f:
-            cpus = next((line.split(b":", 1)[1].strip() for line in f if line.startswith(b"Cpus_allowed_list:")), b"")
-        with open(f"{PROC}/{pid}/limits", "rb") as f:
-            limits = f.read()
+        fields = read(f"{PROC}/{pid}/stat").rsplit(b")", 1)[1].split()
+        cpus = next((line.split(b":", 1)[1].strip() for line in read(f"{PROC}/{pid}/status").splitlines()
+                     if line.startswith(b"Cpus_allowed_list:")), b"")
+        limits = read(f"{PROC}/{pid}/limits")
         return Standing(
             state=fields[0].decode("ascii", "replace"),
             nice=int(fields[16]),
@@ -165,8 +173,7 @@ def leader_run_delay(pid: int | str) -> float | None:
     None where the kernel does not say. Only that thread: a process's own busy threads would make every thread wait,
     and that wait is its own doing, never the machine's."""
     try:
-        with open(f"{PROC}/{pid}/schedstat", "rb") as f:
-            return int(f.read().split()[1]) / 1e9
+        return int(read(f"{PROC}/{pid}/schedstat").split()[1]) / 1e9
     except (OSError, ValueError, IndexError):
         return None
 
@@ -180,8 +187,7 @@ def cpu_seconds(pid: int | str, own_precisely: bool = True) -> tuple[float, floa
     (nanoseconds, not clock ticks), that counts: a short call is then not rounded down to nothing (not read unless
     ``own_precisely``)."""
     try:
-        with open(f"{PROC}/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
+        fields = read(f"{PROC}/{pid}/stat").rsplit(b")", 1)[1].split()
         own, reaped = (int(fields[11]) + int(fields[12])) * _TICK, (int(fields[13]) + int(fields[14])) * _TICK
     except (OSError, ValueError, IndexError):
         return None
@@ -191,8 +197,7 @@ def cpu_seconds(pid: int | str, own_precisely: bool = True) -> tuple[float, floa
     try:
         for tid in os.listdir(f"{PROC}/{pid}/task"):
             try:
-                with open(f"{PROC}/{pid}/task/{tid}/schedstat", "rb") as f:
-                    precise += int(f.read().split()[0])
+                precise += int(read(f"{PROC}/{pid}/task/{tid}/schedstat").split()[0])
             except FileNotFoundError:
                 continue
     except (OSError, ValueError, IndexError):
