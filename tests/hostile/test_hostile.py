@@ -489,8 +489,8 @@ def run_case(lab: Lab, case: Case) -> Outcome:
     return outcome
 
 
-def _make_lab(root: Path, lean: bool, mode: modes.Mode, uid: int | None = None) -> Lab:
-    """Copy the project; lower the host's call limit; a lean lab lists only the host and the next problem."""
+def _make_lab(root: Path, lean: bool, mode: modes.Mode, uid: int | None = None, keep: list[str] | None = None) -> Lab:
+    """Copy the project; lower the host's call limit; a lean lab lists only the host and the next problem (or ``keep``)."""
     if uid is not None:
         os.chown(root, uid, uid)
     project = root / "project"
@@ -507,7 +507,7 @@ def _make_lab(root: Path, lean: bool, mode: modes.Mode, uid: int | None = None) 
     if lean:
         # The host and one witness (the problem listed after it) stand for "every other problem".
         i = listed.modules.index(HOST)
-        keep = [HOST] + listed.modules[i + 1 : i + 2] if i + 1 < len(listed.modules) else [HOST] + listed.modules[:i][:1]
+        keep = keep or ([HOST] + listed.modules[i + 1 : i + 2] if i + 1 < len(listed.modules) else [HOST] + listed.modules[:i][:1])
         data = yaml.safe_load(manifest_path.read_text(encoding="utf-8"))
         data["problems"] = keep
         manifest_path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
