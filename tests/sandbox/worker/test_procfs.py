@@ -27,14 +27,16 @@ def test_this_process_as_proc_shows_it():
 def test_an_environment_longer_than_one_read_comes_back_whole():
     # /proc gives a long file a page or so per read: every entry, the last one too, must come back.
     long = "x" * 100_000  # one string may hold at most 128 KiB
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"],
-                             env={"FIRST": "1", "LONG": long, "LONGER": long, "LAST": "end"})
+    child = subprocess.Popen([sys.executable, "-c", "import time; print('ready', flush=True); time.sleep(30)"],
+                             env={"FIRST": "1", "LONG": long, "LONGER": long, "LAST": "end"}, stdout=subprocess.PIPE)
     try:
+        assert child.stdout.readline() == b"ready\n"  # started: /proc shows the environment it was given
         found = procfs.environ(child.pid)
         assert found is not None and f"LONGER={long}".encode() in found and b"LAST=end" in found, [e[:9] for e in found]
     finally:
         child.kill()
         child.wait()
+        child.stdout.close()
 
 
 def test_a_name_with_spaces_and_parentheses_is_not_a_field(tmp_path):
