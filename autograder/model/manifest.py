@@ -8,6 +8,7 @@ problem shares (the test-file lists, a call limit) under ``problem_defaults:`` i
 from __future__ import annotations
 
 import ast
+import collections
 import copy
 import functools
 import stat
@@ -251,8 +252,8 @@ def _points_in(path_text: str, _mtime_ns: int, _size: int, _inode: int) -> float
     except SyntaxError as exc:
         raise ManifestError(f"{path}: line {exc.lineno}: {exc.msg}") from None
     total = 0.0
-    for node in ast.walk(tree):
-        for decorator in getattr(node, "decorator_list", []):
+    for node in _definitions(tree):
+        for decorator in node.decorator_list:
             if not _is_test_case(decorator):
                 continue
             given = [k.value for k in decorator.keywords if k.arg == "points"]
@@ -266,6 +267,23 @@ def _points_in(path_text: str, _mtime_ns: int, _size: int, _inode: int) -> float
                                     f"got {ast.unparse(value)}")
             total += float(value.value)
     return total
+
+
+_STATEMENT_LISTS = ("body", "handlers", "orelse", "finalbody", "cases")  # in ``ast.walk``'s order of fields
+
+
+def _definitions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef]:
+    """Every function and class definition of a module at any depth, in ``ast.walk``'s order. A definition is a
+    statement, and statements sit only in the statement lists of other statements (and of except and case clauses),
+    so no expression is visited: they are most of a test file's nodes."""
+    found, todo = [], collections.deque(tree.body)
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append(node)
+        for name in _STATEMENT_LISTS:
+            todo.extend(getattr(node, name, ()))
+    return found
 
 
 def load_problem(folder: Path, defaults: dict | None = None) -> Problem:

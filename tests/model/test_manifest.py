@@ -81,6 +81,65 @@ def test_points_that_cannot_be_read_without_running_the_file_are_named(tmp_path,
         assert word in str(err.value)
 
 
+NESTED = """from autograder.testkit import test_case
+@test_case(points=1)
+def test_a(m):
+    @test_case(points=2)
+    def inner(m):
+        pass
+class Group:
+    @test_case(points=4)
+    async def test_b(self):
+        pass
+if True:
+    @test_case(points=8)
+    def test_c(m):
+        pass
+else:
+    @test_case(points=16)
+    def test_d(m):
+        pass
+try:
+    @test_case(points=32)
+    def test_e(m):
+        pass
+except ImportError:
+    @test_case(points=64)
+    def test_f(m):
+        pass
+else:
+    pass
+finally:
+    with open(__file__):
+        for _ in ():
+            pass
+        else:
+            while False:
+                pass
+            else:
+                @test_case(points=128)
+                def test_g(m):
+                    pass
+match 1:
+    case 1:
+        @test_case(points=256)
+        def test_h(m):
+            pass
+value = [lambda: 0 for _ in ()]
+"""
+
+
+def test_the_points_of_a_test_case_anywhere_a_definition_can_be_are_read(tmp_path):
+    # A definition is a statement: a test case nested in any statement's body is found (and a nested one then fails
+    # the check that the loaded tests carry the manifest's points: every test must be at the top level).
+    path = tmp_path / "nested.py"
+    path.write_text(NESTED)
+    assert manifest.points_in(path) == 511
+    path.write_text(NESTED.replace("@test_case(points=128)", "@test_case(hidden=True)"))
+    with pytest.raises(manifest.ManifestError, match="nested.py: line 37: test test_g has no points="):
+        manifest.points_in(path)
+
+
 def test_a_folder_that_is_no_module_name_is_refused(tmp_path):
     folder = _problem_folder(tmp_path, GOOD)
     folder = folder.rename(tmp_path / "multi-query")
