@@ -22,14 +22,14 @@ without running it where that is slow:
 
 Measured for problem 6 (causal_linear_attention; in-process, one thread): the reference, the fair variants and the
 N x N form grow 3.99 to 4.02 times in work for 4 times the tokens, a loop that re-sums all earlier keys for every query
-15.8 times. In the sandbox (``bench/bench_scaling_cpu.py``, 5 runs each, a yardstick of 0.011 s): every fair variant of
-problems 5 and 6 took at most 7.4 yardsticks more at 8192 tokens than at 256 (0.02 to 0.09 s), except the per-token
-loop (16 yardsticks, 0.23 s), whose growth is 1.4. The quadratic forms that torch's count cannot see took at least
-34 yardsticks more (0.41 to 0.82 s) and grew at least 34 times as much from 256 to 8192 tokens as from 256 to 1024:
-numpy blocks of queries against all keys (0.008 s -> 0.015 s -> 0.46 s), torch blocks under popped dispatch modes, and
-quadratic work in a forked process (0.016 s -> 0.023 s -> 0.45 s: 19 times from 1024 tokens alone, where the fork's
-fixed cost hides it). The loop that re-sums all earlier keys (4.5 times, its counted calls being slow) fails by its
-work, the N x N forms by the memory cap.
+15.8 times. In the sandbox (``bench/bench_scaling_cpu.py``, 10 runs each, a yardstick of 0.010 to 0.012 s): every fair
+variant of problems 5 and 6 took at most 6.7 yardsticks more at 8192 tokens than at 256 (0.02 to 0.08 s), except the
+per-token loop (16 yardsticks, 0.23 s), whose growth is 1.4. The quadratic forms that torch's count cannot see took at
+least 35 yardsticks more (0.42 to 0.83 s) and grew at least 38 times as much from 256 to 8192 tokens as from 256 to
+1024: numpy blocks of queries against all keys (0.009 s -> 0.016 s -> 0.53 s), torch blocks under popped dispatch
+modes, and quadratic work in a forked process (0.016 s -> 0.024 s -> 0.45 s: 19 times from 1024 tokens alone, where
+the fork's fixed cost hides it). The loop that re-sums all earlier keys (4.5 times, its counted calls being slow) fails
+by its work, the N x N forms by the memory cap.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ WORK_GROWTH_LIMIT, WORK_FLOOR = 8.0, 100
 # The CPU time's growth from WORK_SIZES[0] to LONG_N may be at most this many times its growth from WORK_SIZES[0] to
 # WORK_SIZES[1] (linear: 10.3, N^1.5: 25.7, N^2: 68), unless the call at LONG_N took at most CPU_FLOOR_LINEAR_FORMS
 # yardsticks more than the one at WORK_SIZES[0], too little to time (a yardstick: what causal linear attention over
-# LONG_N tokens takes on this machine, testkit/calibration.py). Measured in yardsticks: every fair variant at most 7.4
-# (the fast ones, whose growth is timer noise), every quadratic form at least 34.
+# LONG_N tokens takes on this machine, testkit/calibration.py). Measured in yardsticks: every fair variant at most 6.7
+# (the fast ones, whose growth is timer noise), every quadratic form at least 35.
 CPU_GROWTH_LIMIT, CPU_FLOOR_LINEAR_FORMS = 8**1.5, 15
 
 
