@@ -35,7 +35,8 @@ def _linear_attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, into: dict[st
 
 def linear_attention_seconds(tokens: int) -> float:
     """CPU seconds this machine takes for causal linear attention in numpy over ``tokens`` tokens (measured on
-    ``TOKENS`` tokens at most every ``REMEASURE_AFTER`` seconds: about 12 ms of CPU on the project's machine)."""
+    ``TOKENS`` tokens at most every ``REMEASURE_AFTER`` seconds: 12 ms of CPU on the project's machine, about 20 ms
+    within a grading run)."""
     now = time.monotonic()
     if not _MEASURED or now - _MEASURED[0][0] > REMEASURE_AFTER:
         _MEASURED[:] = [(now, _seconds_per_token())]
