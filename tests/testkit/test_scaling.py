@@ -7,6 +7,7 @@ import pytest
 from autograder.testkit import CheckFailure, scaling
 
 NEVER, INSTEAD = "meet every key for every query", "sum over the keys once"
+YARDSTICK = 0.0125  # seconds of linear attention over LONG_N tokens, as the grader's machine measured it
 
 
 class FakeCall:
@@ -40,7 +41,13 @@ class FakeCall:
 def fake(monkeypatch):
     monkeypatch.setattr(scaling, "Call", FakeCall)
     FakeCall.compared = []
+    yardstick(monkeypatch, YARDSTICK)
     return FakeCall
+
+
+def yardstick(monkeypatch, seconds: float) -> None:
+    """The machine's pace, as ``testkit/calibration.py`` would measure it: ``seconds`` for LONG_N tokens."""
+    monkeypatch.setattr(scaling, "linear_attention_seconds", lambda tokens: seconds * tokens / scaling.LONG_N)
 
 
 def check(fake, costs: dict[int, dict | Exception]) -> None:
@@ -72,14 +79,43 @@ def test_numpy_work_is_judged_by_cpu_time_above_its_floor(fake):
     with pytest.raises(CheckFailure, match=r"grew 63\.3 times as much from 256 to 8192 tokens as from 256 to 1024 "
                                            r"\(0\.010 s -> 0\.030 s -> 1\.27 s"):
         check(fake, sized(0, 0, 0.03, 1.275))
-    check(fake, sized(0, 0, 0.003, scaling.CPU_FLOOR))  # fast whatever its growth: timer noise rules there
+    floor = scaling.CPU_FLOOR_LINEAR_FORMS * YARDSTICK
+    check(fake, sized(0, 0, 0.003, 0.01 + floor))  # too little more than the small call to time, whatever its growth
     assert fake.compared == [scaling.LONG_N]
+    with pytest.raises(CheckFailure, match=rf"at most {floor:.2f} s more than the one at 256: "
+                                           rf"{scaling.CPU_FLOOR_LINEAR_FORMS} times what linear attention"):
+        check(fake, sized(0, 0, 0.003, 0.02 + floor))
+
+
+# CPU seconds at 256 and 1024 tokens (counted) and at 8192, and the yardstick, measured through the sandbox
+# (bench/bench_scaling_cpu.py, medians of 5): quadratic numpy in blocks of 512 queries, quadratic work in a forked
+# process, and the fast linear reference of problem 5.
+NUMPY_BLOCKWISE = (0.008, 0.015, 0.458, 0.0115)
+QUADRATIC_IN_CHILD = (0.016, 0.023, 0.445, 0.0113)
+FAST_REFERENCE = (0.008, 0.009, 0.058, 0.0116)
+
+
+@pytest.mark.parametrize("faster", [1, 2, 4, 8])
+def test_the_verdicts_do_not_depend_on_how_fast_the_machine_is(fake, monkeypatch, faster):
+    # A machine `faster` times as fast per core divides every CPU time, the yardstick's included.
+    for small_cpu, large_cpu, long_cpu, seconds in (NUMPY_BLOCKWISE, QUADRATIC_IN_CHILD):
+        yardstick(monkeypatch, seconds / faster)
+        costs = sized(0, 0, large_cpu / faster, long_cpu / faster)
+        costs[scaling.WORK_SIZES[0]]["cpu_seconds"] = small_cpu / faster
+        with pytest.raises(CheckFailure, match=r"CPU time grew [0-9.]+ times as much"):
+            check(fake, costs)
+    small_cpu, large_cpu, long_cpu, seconds = FAST_REFERENCE
+    yardstick(monkeypatch, seconds / faster)
+    costs = sized(0, 0, large_cpu / faster, long_cpu / faster)
+    costs[scaling.WORK_SIZES[0]]["cpu_seconds"] = small_cpu / faster
+    check(fake, costs)
 
 
 def test_a_fixed_cost_per_call_does_not_hide_quadratic_cpu_time(fake):
     # Quadratic work in a forked process: the fork's cost at every length makes it 21 times from 1024 tokens, under
-    # the limit; from 256 tokens it grew 61 times as much as from 256 to 1024.
-    with pytest.raises(CheckFailure, match=r"grew 61\.0 times as much"):
+    # the limit; from 256 tokens it grew 61 times as much as from 256 to 1024 (judged as 51.5: a growth from 256 to
+    # 1024 below the floor's share, 0.0083 s here, counts as that much).
+    with pytest.raises(CheckFailure, match=r"grew 51\.5 times as much"):
         check(fake, {256: {"work": 0, "cpu_seconds": 0.014}, 1024: {"work": 0, "cpu_seconds": 0.021},
                      scaling.LONG_N: {"cpu_seconds": 0.441}})
     check(fake, {256: {"work": 0, "cpu_seconds": 0.014}, 1024: {"work": 0, "cpu_seconds": 0.052},
