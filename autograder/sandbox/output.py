@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import select
 import threading
@@ -166,7 +165,7 @@ class Drain:
     def __init__(self, stream: BinaryIO, output: OutputBuffer) -> None:
         self.waiting = threading.Event()
         self.taking = threading.Lock()
-        self._fd = stream.fileno() if os.name == "posix" else None
+        self._fd = _countable_fd(stream)
         self.thread = threading.Thread(target=self._run, args=(stream, output), daemon=True)
         self.thread.start()
 
@@ -196,6 +195,16 @@ class Drain:
 
     def join(self, timeout: float | None = None) -> None:
         self.thread.join(timeout)
+
+
+def _countable_fd(stream: BinaryIO) -> int | None:
+    """The stream's file descriptor where the bytes waiting in its pipe can be counted (POSIX), else None."""
+    try:
+        import fcntl  # noqa: F401 - only whether it is there
+        import termios  # noqa: F401
+    except ImportError:  # Windows, or a Python without them
+        return None
+    return stream.fileno()
 
 
 def _pending_bytes(fd: int) -> int:
