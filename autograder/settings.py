@@ -73,6 +73,14 @@ AUTOGRADER_NO_LANDLOCK = _env("AUTOGRADER_NO_LANDLOCK", None, "sandbox/policy.py
                               "=1: do not use Landlock (tests of the other layers on their own)")
 AUTOGRADER_NO_SECCOMP = _env("AUTOGRADER_NO_SECCOMP", None, "sandbox/policy.py",
                              "=1: do not use seccomp (tests of the other layers on their own)")
+AUTOGRADER_ZYGOTE = _env("AUTOGRADER_ZYGOTE", None, "sandbox/zygote.py",
+                          "=0: start every worker as a fresh Python that imports torch itself, never forked from the "
+                          "zygote (a root grader's staff runs otherwise share one; students' checks and Gradescope's "
+                          "entry point never do)")
+ZYGOTE_IDLE_SECONDS = _tunable("ZYGOTE_IDLE_SECONDS", 20.0, "sandbox/zygote.py",
+                               "a zygote with no grader and no worker for this long exits: long enough to serve the "
+                               "next run of a suite or a script of grade commands, short enough to leave nothing "
+                               "behind")
 AUTOGRADER_DEADLINE = _env("AUTOGRADER_DEADLINE", None, "grading/time_rules.py",
                            "set by the harness, not by people: the submission's deadline in epoch seconds, fixed when "
                            "grading starts on Gradescope and inherited by every process the grading starts")

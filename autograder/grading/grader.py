@@ -122,6 +122,8 @@ def grade(
             session.close()
         else:
             session.discard(staged)
+    if isinstance(session, WorkerSession):
+        staff_notes = [*staff_notes, session.start_note()]
     report = GradeReport(str(path), results, notes, time.perf_counter() - start, staff_notes)
     report.staff_notes += fault_notes(report)
     watch.run_ended(report)

@@ -202,6 +202,10 @@ def bwrap_sizes_tmpfs(bwrap: str) -> bool:
         return False
 
 
+ROOT_CAPABILITIES = {"CAP_SETGID": 6, "CAP_SETUID": 7, "CAP_SYS_RESOURCE": 24}  # what a root worker keeps in bwrap
+HOLDER_CODE = "import os, sys; os.write(1, b'.'); sys.stdin.buffer.read()"  # waits until the grader closes its stdin
+
+
 def worker_command(
     protections: Protections,
     interpreter: Interpreter,
@@ -213,6 +217,37 @@ def worker_command(
     gid: int | None = None,
 ) -> list[str]:
     """The argv that starts one worker serving the submissions staged in ``box`` under ``protections``."""
+    python = [interpreter.executable, "-I", "-B"]
+    worker = worker_arguments(protections, interpreter, box, memory_mb, fd_in, fd_out, uid, gid)
+    return (bwrap_command(protections, interpreter, box) if protections.bwrap else []) + python + worker
+
+
+def holder_command(protections: Protections, interpreter: Interpreter, box: Box) -> list[str]:
+    """Bubblewrap as ``worker_command`` starts it, around a holder instead of the worker: the holder is the PID
+    namespace's init, prints one byte once it runs and ends when its stdin closes; a zygote's child joins its
+    namespaces (``sandbox.zygote``)."""
+    bwrap = bwrap_command(protections, interpreter, box)
+    return [bwrap[0], "--as-pid-1", *bwrap[1:], interpreter.executable, "-I", "-S", "-c", HOLDER_CODE]
+
+
+def worker_folders(protections: Protections, box: Box) -> tuple[str, str]:
+    """Where the worker's code is and the folder it starts in, as the worker sees them."""
+    if protections.bwrap:
+        return INSIDE_WORKER_DIR, INSIDE_SUBMISSION
+    return str(box.worker), "/"
+
+
+def worker_arguments(
+    protections: Protections,
+    interpreter: Interpreter,
+    box: Box,
+    memory_mb: int,
+    fd_in: int,
+    fd_out: int,
+    uid: int | None = None,
+    gid: int | None = None,
+) -> list[str]:
+    """``main.py`` and its arguments, as the worker sees its folders."""
     worker_args = [
         "--fd-in",
         str(fd_in),
@@ -227,16 +262,19 @@ def worker_command(
         worker_args += ["--uid", str(uid), "--gid", str(gid)]
     if protections.seccomp:
         worker_args.append("--seccomp")
-    python = [interpreter.executable, "-I", "-B"]
-    if not protections.bwrap:
+    if protections.bwrap:
+        reads = [*interpreter.roots, INSIDE_WORKER_DIR, INSIDE_SUBMISSION]
+        submissions, scratch = INSIDE_SUBMISSION, "/tmp"
+    else:
         reads = [*interpreter.roots, str(box.worker), str(box.submissions)]
-        landlock = [arg for path in reads for arg in ("--landlock", path)] if protections.landlock else []
-        return (
-            python
-            + [str(box.worker / "main.py"), "--submission", str(box.submissions), "--scratch", str(box.scratch)]
-            + landlock
-            + worker_args
-        )
+        submissions, scratch = str(box.submissions), str(box.scratch)
+    landlock = [arg for path in reads for arg in ("--landlock", path)] if protections.landlock else []
+    code, _start = worker_folders(protections, box)
+    return [f"{code}/main.py", "--submission", submissions, "--scratch", scratch] + landlock + worker_args
+
+
+def bwrap_command(protections: Protections, interpreter: Interpreter, box: Box) -> list[str]:
+    """Bubblewrap's part of the worker's command line: its mounts, namespaces and capabilities."""
     cmd = [protections.bwrap, "--perms", "1777"]
     if bwrap_sizes_tmpfs(protections.bwrap):
         cmd += ["--size", str(TMP_MB << 20)]
@@ -270,22 +308,12 @@ def worker_command(
         "--die-with-parent", "--new-session", "--chdir", INSIDE_SUBMISSION,
     ]
     if protections.is_root:
-        cmd += [
-            "--cap-drop",
-            "ALL",
-            "--cap-add",
-            "CAP_SETUID",
-            "--cap-add",
-            "CAP_SETGID",
-            "--cap-add",
-            "CAP_SYS_RESOURCE",
-        ]
+        cmd += ["--cap-drop", "ALL"]
+        for name in ROOT_CAPABILITIES:
+            cmd += ["--cap-add", name]
     else:
         cmd += ["--unshare-user"]
-    reads = [*interpreter.roots, INSIDE_WORKER_DIR, INSIDE_SUBMISSION]
-    landlock = [arg for path in reads for arg in ("--landlock", path)] if protections.landlock else []
-    inside = [f"{INSIDE_WORKER_DIR}/main.py", "--submission", INSIDE_SUBMISSION, "--scratch", "/tmp"]
-    return cmd + python + inside + landlock + worker_args
+    return cmd
 
 
 def worker_env(interpreter: Interpreter, scratch: str) -> dict[str, str]:

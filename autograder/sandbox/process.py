@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..settings import INTERRUPT_SECONDS, WATCH_SECONDS
-from . import codec, identity, policy
+from . import codec, identity, policy, zygote
 from .output import Drain, OutputBuffer
 from .worker import cleanup, procfs, wire
 
@@ -62,10 +62,6 @@ class WorkerProcess:
     """One live worker process and its pipes."""
 
     def __init__(self, setup: SandboxSetup, memory_mb: int, output: OutputBuffer) -> None:
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
-        for fd in (req_w, rep_w):
-            wire.widen_pipe(fd)
         self.setup = setup
         self.marker = secrets.token_hex(8)
         self.stopped_waited = 0.0  # what the first process said of the last call it stopped (``interrupt``)
@@ -73,23 +69,19 @@ class WorkerProcess:
         self.cpu_mark: float | None = None  # ``tree_cpu`` when the last exchange ended: where the next one's CPU starts
         scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
         env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
-        who = setup.identity
-        cmd = policy.worker_command(
-            setup.protections,
-            setup.interpreter,
-            setup.box,
-            memory_mb,
-            fd_in=req_r,
-            fd_out=rep_w,
-            uid=who.uid if who else None,
-            gid=who.gid if who else None,
-        )
-        self.proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            pass_fds=(req_r, rep_w), env=env, start_new_session=True, cwd="/",
-        )
-        os.close(req_r)
-        os.close(rep_w)
+        req_r, req_w, rep_r, rep_w = _worker_pipes()
+        self.proc: subprocess.Popen | zygote.ForkedWorker
+        try:
+            if not setup.zygote:
+                raise zygote.ZygoteUnavailable("")
+            self.proc = self._fork(env, req_r, rep_w, memory_mb)
+        except zygote.ZygoteUnavailable as exc:
+            if setup.zygote:  # the machine's fault, never the student's: this session starts its workers afresh
+                setup.zygote, setup.fresh_reason = False, f"the zygote failed: {exc}"
+                os.close(req_w)
+                os.close(rep_r)
+                req_r, req_w, rep_r, rep_w = _worker_pipes()
+            self.proc = self._start(env, req_r, rep_w, memory_mb)
         self.to_worker, self.from_worker = req_w, rep_r
         os.set_blocking(self.to_worker, False)
         self.drain = Drain(self.proc.stdout, output)
@@ -100,6 +92,40 @@ class WorkerProcess:
             None  # the first process's scheduling and limits before any student code
         )
         self.scratch_view: tuple | None = None  # its scratch folder then
+        if isinstance(self.proc, zygote.ForkedWorker):
+            self.host_pid = self.proc.pid  # the zygote says it: no search in /proc
+
+    def _start(self, env: dict[str, str], req_r: int, rep_w: int, memory_mb: int) -> subprocess.Popen:
+        """A fresh Python that imports torch itself (inside bubblewrap where it runs)."""
+        who = self.setup.identity
+        cmd = policy.worker_command(
+            self.setup.protections, self.setup.interpreter, self.setup.box, memory_mb, fd_in=req_r, fd_out=rep_w,
+            uid=who.uid if who else None, gid=who.gid if who else None,
+        )
+        try:
+            return subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                pass_fds=(req_r, rep_w), env=env, start_new_session=True, cwd="/",
+            )
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+
+    def _fork(self, env: dict[str, str], req_r: int, rep_w: int, memory_mb: int) -> zygote.ForkedWorker:
+        """A worker forked from the zygote, which joins bubblewrap's namespaces where bubblewrap runs."""
+        setup, who = self.setup, self.setup.identity
+        protections = setup.protections
+        argv = policy.worker_arguments(
+            protections, setup.interpreter, setup.box, memory_mb, *zygote.WORKER_FDS,
+            uid=who.uid if who else None, gid=who.gid if who else None,
+        )
+        code, start = policy.worker_folders(protections, setup.box)
+        bwrap = protections.bwrap is not None
+        return zygote.fork_worker(
+            setup.interpreter, dict(env, PWD=start) if bwrap else env, argv[1:], start, code, (req_r, rep_w),
+            policy.holder_command(protections, setup.interpreter, setup.box) if bwrap else None,
+            list(policy.ROOT_CAPABILITIES.values()) if bwrap else None,
+        )
 
     def settle_output(self, timeout: float = 1.0) -> None:
         """Wait (briefly) until everything the worker printed so far is in the output buffer."""
@@ -271,10 +297,13 @@ class WorkerProcess:
         """SIGKILL the worker's whole session and every process of its uid; bubblewrap's PID namespace takes the
         rest."""
         self.killed_by_us = True
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        if isinstance(self.proc, zygote.ForkedWorker):
+            self.proc.kill_all()
+        else:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         _sweep(self.marker)
         try:
             self.proc.wait(timeout=10)
@@ -294,6 +323,8 @@ class WorkerProcess:
         # What it printed before it was killed belongs to the test that was running: take it before the next begins.
         self.settle_output(timeout=5)
         self.drain.join(timeout=2)
+        if isinstance(self.proc, zygote.ForkedWorker):
+            self.proc.close()
 
     def exit_description(self) -> str:
         code = self.proc.poll()
@@ -303,6 +334,15 @@ class WorkerProcess:
             except subprocess.TimeoutExpired:
                 return "stopped answering"
         return how_it_ended(code)
+
+
+def _worker_pipes() -> tuple[int, int, int, int]:
+    """The request pipe (read, write) and the reply pipe (read, write), widened where the worker writes."""
+    req_r, req_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    for fd in (req_w, rep_w):
+        wire.widen_pipe(fd)
+    return req_r, req_w, rep_r, rep_w
 
 
 def how_it_ended(code: int) -> str:

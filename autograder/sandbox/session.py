@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..settings import CPU_SHARE, RESET_FREE_SECONDS, RESET_SECONDS, WALL_BACKSTOP
-from . import codec, environment, errors, policy, staging
+from . import codec, environment, errors, policy, staging, zygote
 from .errors import SandboxFault, StudentCallError, import_failure
 from .exchange import STARTUP_SECONDS, Exchange
 from .output import OutputBuffer
@@ -107,6 +107,12 @@ class WorkerSession:
             self._worker.note_start()
             self._ready = True
         return self._worker
+
+    def start_note(self) -> str:
+        """How this session's workers start, for the staff's notes."""
+        if self.setup.zygote:
+            return f"workers: {zygote.describe()}"
+        return f"workers: a fresh Python each, which imports torch itself ({self.setup.fresh_reason})"
 
     def start(self) -> None:
         """Start the worker now (so torch loads while the grader prepares)."""

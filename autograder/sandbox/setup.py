@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import identity, policy, runtime
+from . import identity, policy, runtime, zygote
 from .worker import cleanup
 
 SCRATCH_MB = policy.TMP_MB
@@ -20,6 +20,8 @@ class SandboxSetup:
     identity: identity.Identity | None
     box: runtime.Box
     interpreter: runtime.Interpreter
+    zygote: bool = False  # workers are forked from the zygote (``sandbox.zygote``), not started afresh
+    fresh_reason: str = ""  # why its workers start afresh (no zygote here, or the zygote failed)
 
     @classmethod
     def create(cls, private: tuple[Path, ...], self_check: bool = False) -> SandboxSetup:
@@ -29,16 +31,18 @@ class SandboxSetup:
         ):  # the student's own code, as root (Colab): no uid switch, no chmod, no mirror or lock left behind
             protections = dataclasses.replace(protections, is_root=False)
         who = identity.lease() if protections.drop_user else None
+        fresh_reason = zygote.unusable(self_check) or ""
+        forked = (not fresh_reason, fresh_reason)
         try:
             box = runtime.Box.create(who.uid, who.gid) if who else runtime.Box.create()
             if who is None:
-                return cls(protections, who, box, runtime.this_interpreter())
+                return cls(protections, who, box, runtime.this_interpreter(), *forked)
             # In every mode with a uid of its own, also under bubblewrap (which does not mount them): a layer less
             # must not expose them. Before choosing the Python: a venv inside them is then mirrored.
             runtime.make_private(list(private))
             if protections.bwrap:
-                return cls(protections, who, box, runtime.this_interpreter())
-            return cls(protections, who, box, _interpreter_for(who))
+                return cls(protections, who, box, runtime.this_interpreter(), *forked)
+            return cls(protections, who, box, _interpreter_for(who), *forked)
         except BaseException:
             if who is not None:
                 who.release()

@@ -156,8 +156,9 @@ def collapse_into_huge_pages() -> int:
     return done
 
 
-def parse_args() -> argparse.Namespace:
-    """The worker's command line, as ``autograder.sandbox.policy.worker_command`` builds it."""
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The worker's command line, as ``autograder.sandbox.policy.worker_command`` builds it (``argv``: the arguments a
+    zygote's child was given)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--submission", required=True)
     parser.add_argument("--fd-in", type=int, required=True)
@@ -176,7 +177,7 @@ def parse_args() -> argparse.Namespace:
                         help="confine each module with Landlock; PATH may be read (repeatable)")
     parser.add_argument("--seccomp", action="store_true", help="load the syscall filter in each module's child")
     parser.add_argument("--oom-score-adj", type=int, default=1000)
-    return parser.parse_args()
+    return parser.parse_args(argv)
 
 
 def enter_sandbox(args: argparse.Namespace) -> None:
@@ -212,7 +213,11 @@ def import_libraries(args: argparse.Namespace) -> None:
 
 def main() -> None:
     """Set this process up, then serve the grader until it closes its pipe."""
-    args = parse_args()
+    run(parse_args())
+
+
+def run(args: argparse.Namespace) -> NoReturn:
+    """Enter the sandbox, import (a zygote's child finds it done), and serve the grader until it closes its pipe."""
     enter_sandbox(args)
     import_libraries(args)
     FirstProcess(args).serve()
