@@ -69,20 +69,24 @@ class ForkedWorker:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None and select.select([self.conn], [], [], 0)[0]:
+        if self.returncode is None and select.select([self._watched()], [], [], 0)[0]:
             self._read_end()
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:
-            if not select.select([self.conn], [], [], timeout)[0]:
+            if not select.select([self._watched()], [], [], timeout)[0]:
                 raise subprocess.TimeoutExpired("worker", timeout or 0)
             self._read_end()
         return self.returncode
 
+    def _watched(self) -> int:
+        """The connection the zygote reports the end on, or (once it is closed) the pidfd, readable at the end."""
+        return self.conn.fileno() if self.conn.fileno() >= 0 else self.pidfd
+
     def _read_end(self) -> None:
         try:
-            message = self.conn.recv(4096)
+            message = self.conn.recv(4096) if self.conn.fileno() >= 0 else b""
             code = json.loads(message)["returncode"] if message else None
         except (OSError, ValueError, KeyError):
             code = None
@@ -105,11 +109,10 @@ class ForkedWorker:
             _end_holder(self.holder)
 
     def close(self) -> None:
-        for closing in (self.conn.close, lambda: os.close(self.pidfd)):
-            try:
-                closing()
-            except OSError:
-                pass
+        self.conn.close()
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+            self.pidfd = -1
 
 
 def fork_worker(interpreter: Interpreter, env: dict[str, str], argv: list[str], cwd: str, worker_dir: str,
@@ -278,8 +281,8 @@ def _try_connect(path: Path) -> socket.socket | None:
     return conn
 
 
-def _spawn(interpreter: Interpreter, path: Path) -> None:
-    """Start a zygote listening at ``path``; return once it listens."""
+def _spawn(interpreter: Interpreter, path: Path, idle: float = settings.ZYGOTE_IDLE_SECONDS) -> subprocess.Popen:
+    """Start a zygote listening at ``path``; return it once it listens."""
     try:
         path.unlink()
     except FileNotFoundError:
@@ -289,7 +292,7 @@ def _spawn(interpreter: Interpreter, path: Path) -> None:
     with open(log, "wb") as errors:
         proc = subprocess.Popen(
             [interpreter.executable, "-I", "-B", str(WORKER_DIR / "zygote.py"), "--socket", str(path),
-             "--ready-fd", str(ready_w), "--idle", str(settings.ZYGOTE_IDLE_SECONDS)],
+             "--ready-fd", str(ready_w), "--idle", str(idle)],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors, pass_fds=(ready_w,),
             env=worker_env(interpreter, "/tmp"), start_new_session=True, cwd="/",
         )
@@ -303,3 +306,4 @@ def _spawn(interpreter: Interpreter, path: Path) -> None:
                 f"the zygote did not start in {START_SECONDS} s: {log.read_text(errors='replace')[-1500:]}")
     finally:
         os.close(ready_r)
+    return proc

@@ -1,6 +1,7 @@
 """The sandbox modes this machine can produce, and how to run the grader in each.
 
-A mode is a set of layers switched off (``AUTOGRADER_NO_*``) and the user the grader runs as.
+A mode is a set of layers switched off (``AUTOGRADER_NO_*``), how workers start (``AUTOGRADER_ZYGOTE``) and the user the
+grader runs as.
 When the suite runs as root, the "user" modes run the grader as an unprivileged uid of their
 own (one per graded case, so process limits never collide), with a Python that user can read
 and a venv whose folders it owns (as on a staff laptop, where the venv is the user's own).
@@ -94,7 +95,10 @@ def available() -> list[Mode]:
     suite_off = {k: v for k, v in os.environ.items() if k.startswith("AUTOGRADER_NO_")}
     wanted = [("bwrap", {}, False)]
     if root:
-        wanted += [("root", {"AUTOGRADER_NO_BWRAP": "1"}, False), ("root-bare", dict(ALL_OFF), False)]
+        # Root without namespaces is Gradescope's usual case, where every worker starts afresh; under bubblewrap and
+        # in root-bare the workers are forked from the zygote, as a root grader's staff runs fork them.
+        wanted += [("root", {"AUTOGRADER_NO_BWRAP": "1", "AUTOGRADER_ZYGOTE": "0"}, False),
+                   ("root-bare", dict(ALL_OFF), False)]
     # A staff laptop: a normal user, with bubblewrap (user namespaces) where the machine allows it, and without.
     wanted += [("user-bwrap", {}, True), ("user", {"AUTOGRADER_NO_BWRAP": "1"}, True), ("user-bare", dict(ALL_OFF), True)]
     modes, seen = [], set()

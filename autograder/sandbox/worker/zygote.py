@@ -28,6 +28,7 @@ import signal
 import socket
 import struct
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -191,11 +192,16 @@ class Zygote:
             os.dup2(moved[name], target)
         for sock in (self.listener, *self.waiting.values(), *(conn for _pid, conn in self.workers.values())):
             sock.detach()  # their numbers are closed below: no object of the zygote's may close a reused one later
+        self.waiting.clear()  # nothing of another worker stays reachable from this one's frames
+        self.workers.clear()
         os.closerange(3, fd_in)
         os.closerange(fd_in + 1, fd_out)
         os.closerange(fd_out + 1, 1 << 16)
         os.environ.clear()
         os.environ.update({str(k): str(v) for k, v in request["env"].items()})
+        # What the imports cached of the zygote's environment is found again from the worker's, as a fresh one finds it.
+        tempfile.tempdir = None
+        tempfile.gettempdir()
         here = os.path.dirname(os.path.abspath(__file__))
         sys.path[:] = [request["worker_dir"] if entry == here else entry for entry in sys.path]
         sys.argv = ["main.py", *request["argv"]]

@@ -1,0 +1,175 @@
+"""Workers forked from the zygote: confined as a fresh worker is, unable to reach the zygote, ended with the grader that
+asked for them; a zygote that cannot serve leaves the session a fresh worker, and an idle one leaves nothing behind."""
+
+import dataclasses
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from autograder.sandbox import policy, runtime, zygote
+from autograder.sandbox.session import WorkerSession
+from autograder.sandbox.worker import procfs
+
+pytestmark = pytest.mark.skipif(zygote.unusable(False) is not None or policy.portable_reason() is not None,
+                                reason=f"no zygote on this machine: {zygote.unusable(False)}")
+
+PROBE = b'''
+import os, signal, socket
+
+def findings():
+    status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+    kept = {k: status[k].strip() for k in ("Uid", "Gid", "CapEff", "CapPrm", "CapInh", "CapAmb", "NoNewPrivs", "Seccomp")}
+    import tempfile
+    return kept | {"env": sorted(os.environ), "ns": {n: os.readlink(f"/proc/self/ns/{n}") for n in ("mnt", "pid", "net")},
+                   "temporary": tempfile.gettempdir() == os.environ["TMPDIR"], "home": os.path.expanduser("~") == os.environ["HOME"]}
+
+def reach(pid, path):
+    """Every way to the zygote (``pid`` as the grader sees it, its socket at ``path``) a test's process might try."""
+    found = {}
+    attempts = {
+        "kill": lambda: os.kill(pid, signal.SIGKILL),
+        "mem": lambda: open(f"/proc/{pid}/mem", "rb").read(1),
+        "environ": lambda: open(f"/proc/{pid}/environ", "rb").read(1),
+        "fds": lambda: os.listdir(f"/proc/{pid}/fd"),
+        "connect": lambda: socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).connect(path),
+    }
+    for name, attempt in attempts.items():
+        try:
+            attempt()
+            found[name] = "done"
+        except Exception as exc:
+            found[name] = type(exc).__name__
+    links = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            links.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass
+    found["sockets"] = [link for link in links if link.startswith("socket:")]
+    return found
+'''
+
+
+def _session(monkeypatch: pytest.MonkeyPatch, forked: bool) -> WorkerSession:
+    monkeypatch.setenv("AUTOGRADER_ZYGOTE", "1" if forked else "0")  # read when each session is set up
+    session = WorkerSession(memory_mb=2000, start_now=True)
+    session.switch(session.stage({"probe": PROBE}))
+    assert session.setup.zygote is forked, session.start_note()
+    return session
+
+
+@pytest.fixture
+def forked(monkeypatch):
+    session = _session(monkeypatch, True)
+    yield session
+    session.close()
+
+
+def _zygote_of(session: WorkerSession) -> int:
+    session.call("probe", "findings", (), {}, 30, "probe.findings()")  # the worker is up
+    return procfs.stat(session._worker.host_pid).ppid
+
+
+@pytest.mark.parametrize("bwrap", [True, False], ids=["bwrap", "no-bwrap"])
+def test_a_forked_worker_is_confined_as_a_fresh_one(monkeypatch, bwrap):
+    found_here = policy.detect()
+    if bwrap and not found_here.bwrap:
+        pytest.skip("bubblewrap does not run here")
+    monkeypatch.setattr(policy, "detect", lambda: dataclasses.replace(found_here, bwrap=found_here.bwrap if bwrap else None))
+    forked = _session(monkeypatch, True)
+    try:
+        _compare(monkeypatch, forked)
+    finally:
+        forked.close()
+
+
+def _compare(monkeypatch, forked):
+    fresh = _session(monkeypatch, False)
+    try:
+        found = {}
+        for name, s in (("forked", forked), ("fresh", fresh)):
+            found[name] = s.call("probe", "findings", (), {}, 30, "probe.findings()")
+            uid = s.setup.identity.uid if s.setup.identity else os.getuid()  # each session leases a uid of its own
+            assert found[name].pop("Uid").split() == [str(uid)] * 4 and found[name].pop("Gid").split()[0] != "0"
+    finally:
+        fresh.close()
+    zygote_pid = _zygote_of(forked)
+    namespaces, zygote_namespaces = found["forked"].pop("ns"), {n: os.readlink(f"/proc/{zygote_pid}/ns/{n}")
+                                                                for n in ("mnt", "pid", "net")}
+    fresh_namespaces = found["fresh"].pop("ns")
+    assert found["forked"] == found["fresh"]
+    assert found["forked"]["CapEff"] == "0000000000000000" and found["forked"]["NoNewPrivs"] == "1"
+    if forked.protections.bwrap:  # bubblewrap's namespaces, none of the zygote's and none of another worker's
+        assert all(namespaces[n] != zygote_namespaces[n] for n in namespaces), (namespaces, zygote_namespaces)
+        assert all(namespaces[n] != fresh_namespaces[n] for n in namespaces)
+
+
+def test_a_forked_worker_cannot_reach_the_zygote(forked):
+    zygote_pid = _zygote_of(forked)
+    path = str(zygote.ZYGOTE_FOLDER / f"{zygote.key(forked.setup.interpreter)}.sock")
+    found = forked.call("probe", "reach", (zygote_pid, path), {}, 30, "probe.reach()")
+    assert all(found[name] != "done" for name in ("kill", "mem", "environ", "fds", "connect")), found
+    assert found["sockets"] == [], found
+    assert procfs.stat(zygote_pid) is not None  # still there, and still forking
+    links = [os.readlink(f"/proc/{forked._worker.host_pid}/fd/{fd}") for fd in os.listdir(f"/proc/{forked._worker.host_pid}/fd")]
+    assert not [link for link in links if link.startswith("socket:")], links  # the first process holds none of its sockets
+
+
+def test_a_worker_ends_with_its_graders_connection(forked):
+    _zygote_of(forked)
+    worker = forked._worker
+    worker.proc.conn.close()  # as when the grader dies
+    end = time.monotonic() + 10
+    while procfs.stat(worker.host_pid) not in (None,) and procfs.stat(worker.host_pid).state != "Z":
+        assert time.monotonic() < end, "the worker outlived its grader's connection"
+        time.sleep(0.05)
+
+
+def test_how_a_forked_worker_ended_comes_back_from_the_zygote(forked):
+    _zygote_of(forked)
+    os.kill(forked._worker.host_pid, signal.SIGSEGV)
+    assert forked._worker.proc.wait(timeout=10) == -signal.SIGSEGV
+    assert "SIGSEGV" in forked._worker.exit_description()
+    assert forked.call("probe", "findings", (), {}, 30, "probe.findings()")["Uid"]  # a new worker takes over
+    assert forked.restarts == 1
+
+
+def test_a_zygote_that_cannot_start_leaves_the_session_a_fresh_worker(monkeypatch, tmp_path):
+    foreign = tmp_path / "zygotes"
+    foreign.mkdir(mode=0o700)
+    os.chown(foreign, 65534, 65534)  # not this user's: no socket in it can be trusted
+    monkeypatch.setattr(zygote, "ZYGOTE_FOLDER", foreign)
+    monkeypatch.setenv("AUTOGRADER_ZYGOTE", "1")
+    session = WorkerSession(memory_mb=2000, start_now=True)
+    try:
+        session.switch(session.stage({"probe": PROBE}))
+        assert session.call("probe", "findings", (), {}, 30, "probe.findings()")["NoNewPrivs"] == "1"
+        assert not session.setup.zygote and "not a private folder" in session.start_note(), session.start_note()
+    finally:
+        session.close()
+
+
+def test_an_idle_zygote_leaves_and_takes_its_socket(tmp_path):
+    path = zygote._folder() / "idle-test.sock"
+    proc = zygote._spawn(runtime.this_interpreter(), path, idle=0.2)
+    assert path.exists()
+    assert proc.wait(timeout=30) == 0
+    assert not path.exists()
+
+
+def test_the_zygotes_folder_is_root_s_alone():
+    info = zygote._folder().lstat()
+    assert info.st_uid == os.geteuid() and info.st_mode & 0o077 == 0
+
+
+def test_a_grader_with_other_limits_or_another_python_gets_another_zygote():
+    here = runtime.this_interpreter()
+    other = runtime.Interpreter(here.executable, here.roots, {**here.env, "PYTHONPATH": "/elsewhere"})
+    assert zygote.key(here) == zygote.key(here) != zygote.key(other)
+    code = ("import resource; from autograder.sandbox import runtime, zygote; "
+            "resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)); print(zygote.key(runtime.this_interpreter()))")
+    limited = subprocess.run([os.sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert limited != zygote.key(here)
