@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
         results_json.write(report, out, visibility)
         print(terminal.safe(f"error: {exc}"), file=sys.stderr)
         return 0
+    for note in report.staff_notes[1:]:  # the memory limit, how the workers started, any fault of the grader's
+        print(terminal.safe(note), file=sys.stderr)
     if not args.quiet:
         print(terminal.render(report, title=f"Grading {args.submission}"))
     print(f"wrote {out} (score {report.points:g}/{report.max_points:g})")

@@ -53,7 +53,7 @@ class WorkerSession:
         ] = {}  # per module, the call limit of its last exchange (what a failed reset counts as)
         self.restarts = 0
         if start_now:
-            self._launch()
+            self._begin()
 
     @property
     def protections(self) -> policy.Protections:
@@ -117,6 +117,12 @@ class WorkerSession:
     def start(self) -> None:
         """Start the worker now (so torch loads while the grader prepares)."""
         if self._worker is None:
+            self._begin()
+
+    def _begin(self) -> None:
+        if self.setup.zygote:  # the zygote imports torch while the grader prepares; the fork comes with the first call
+            zygote.start_soon(self.setup.interpreter)
+        else:
             self._launch()
 
     def settle_output(self) -> None:

@@ -24,6 +24,7 @@ import select
 import signal
 import socket
 import subprocess
+import threading
 from pathlib import Path
 from typing import BinaryIO
 
@@ -57,7 +58,7 @@ def unusable(self_check: bool) -> str | None:
 
 
 def describe() -> str:
-    return "workers forked from a zygote that imported torch once (no submission's code or data in it)"
+    return "forked from a zygote that imported torch once (it holds no submission's code or data)"
 
 
 class ForkedWorker:
@@ -113,6 +114,18 @@ class ForkedWorker:
         if self.pidfd >= 0:
             os.close(self.pidfd)
             self.pidfd = -1
+
+
+def start_soon(interpreter: Interpreter) -> None:
+    """Start the zygote for ``interpreter`` on a thread, if none runs: it imports torch while the grader prepares."""
+
+    def ensure() -> None:
+        try:
+            _connect(interpreter).close()
+        except (SandboxFault, OSError):
+            pass  # the fork that needs it says why
+
+    threading.Thread(target=ensure, name="zygote-start", daemon=True).start()
 
 
 def fork_worker(interpreter: Interpreter, env: dict[str, str], argv: list[str], cwd: str, worker_dir: str,
