@@ -208,6 +208,7 @@ class Zygote:
         here = os.path.dirname(os.path.abspath(__file__))
         sys.path[:] = [request["worker_dir"] if entry == here else entry for entry in sys.path]
         sys.argv = ["main.py", *request["argv"]]
+        main.COLLAPSE = False
         main.run(main.parse_args(request["argv"]))
 
     def reap(self, pidfd: int) -> None:
@@ -266,6 +267,7 @@ def prepare() -> None:
     torch.set_num_threads(1)
     torch.ones(1).add(1)
     gc.freeze()
+    main.collapse_into_huge_pages()
 
 
 def run() -> None:
