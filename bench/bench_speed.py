@@ -69,12 +69,22 @@ def cpu_meter() -> Iterator[tuple[list[str], callable]]:
     try:
         yield ["sh", "-c", f'echo $$ > {group}/cgroup.procs && exec "$@"', "sh"], lambda: group_cpu_seconds(group, kind)
     finally:
-        for _ in range(50):  # a straggler of the command may still be leaving
-            try:
-                group.rmdir()
-                break
-            except OSError:
-                time.sleep(0.1)
+        remove_group(group)
+
+
+def remove_group(group: Path) -> None:
+    """Remove a cgroup of ours once the command's stragglers left; what stays after a second is waiting for more work
+    (a zygote that leaves when idle) and is ended."""
+    for attempt in range(50):
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            if attempt == 10:
+                for pid in (group / "cgroup.procs").read_text().split():
+                    with contextlib.suppress(OSError):
+                        os.kill(int(pid), 9)
+            time.sleep(0.1)
 
 
 def run(cmd: list[str], cwd: Path, env: dict) -> tuple[float, float, int]:

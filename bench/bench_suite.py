@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_speed import _cgroup_base, group_cpu_seconds  # noqa: E402
+from bench_speed import _cgroup_base, group_cpu_seconds, remove_group  # noqa: E402
 
 TEN_MINUTES = 600.0
 
@@ -57,10 +57,7 @@ def run(pytest_args: list[str], log: str) -> tuple[int, float, float | None]:
                     sub.rmdir()
                 except OSError:
                     pass
-        try:
-            group.rmdir()
-        except OSError:
-            pass
+        remove_group(group)
 
 
 def report(log: str, status: int, wall: float, cpu: float | None, top: int) -> None:

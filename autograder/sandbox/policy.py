@@ -222,6 +222,20 @@ def worker_command(
     return (bwrap_command(protections, interpreter, box) if protections.bwrap else []) + python + worker
 
 
+def root_capabilities() -> dict[str, int]:
+    """The capabilities a root worker keeps under bubblewrap until it drops to its uid, of those this process may hold
+    (bubblewrap 0.8 asked to add one outside the bounding set keeps every capability instead)."""
+    bounding = _bounding_set()
+    return {name: number for name, number in ROOT_CAPABILITIES.items() if bounding >> number & 1}
+
+
+def _bounding_set() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("CapBnd:"):
+            return int(line.split()[1], 16)
+    return 0
+
+
 def holder_command(protections: Protections, interpreter: Interpreter, box: Box) -> list[str]:
     """Bubblewrap as ``worker_command`` starts it, around a holder instead of the worker: the holder is the PID
     namespace's init, prints one byte once it runs and ends when its stdin closes; a zygote's child joins its
@@ -309,7 +323,7 @@ def bwrap_command(protections: Protections, interpreter: Interpreter, box: Box) 
     ]
     if protections.is_root:
         cmd += ["--cap-drop", "ALL"]
-        for name in ROOT_CAPABILITIES:
+        for name in root_capabilities():
             cmd += ["--cap-add", name]
     else:
         cmd += ["--unshare-user"]

@@ -124,7 +124,7 @@ class WorkerProcess:
         return zygote.fork_worker(
             setup.interpreter, dict(env, PWD=start) if bwrap else env, argv[1:], start, code, (req_r, rep_w),
             policy.holder_command(protections, setup.interpreter, setup.box) if bwrap else None,
-            list(policy.ROOT_CAPABILITIES.values()) if bwrap else None,
+            list(policy.root_capabilities().values()) if bwrap else None,
         )
 
     def settle_output(self, timeout: float = 1.0) -> None:

@@ -70,20 +70,20 @@ class ForkedWorker:
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
-        if self.returncode is None and select.select([self._watched()], [], [], 0)[0]:
-            self._read_end()
-        return self.returncode
+        return self.wait(0) if self.returncode is None and self._ended(0) else self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:
-            if not select.select([self._watched()], [], [], timeout)[0]:
+            if not self._ended(timeout):
                 raise subprocess.TimeoutExpired("worker", timeout or 0)
             self._read_end()
         return self.returncode
 
-    def _watched(self) -> int:
-        """The connection the zygote reports the end on, or (once it is closed) the pidfd, readable at the end."""
-        return self.conn.fileno() if self.conn.fileno() >= 0 else self.pidfd
+    def _ended(self, timeout: float | None) -> bool:
+        """Whether the zygote reported the end on the worker's connection, or (once that is closed) the pidfd says it
+        ended; once both are closed, the worker counts as ended."""
+        watched = self.conn.fileno() if self.conn.fileno() >= 0 else self.pidfd
+        return watched < 0 or bool(select.select([watched], [], [], timeout)[0])
 
     def _read_end(self) -> None:
         try:

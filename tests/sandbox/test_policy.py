@@ -1,6 +1,10 @@
 """The machine's protections are probed once, and may be probed early on a thread while the command is imported."""
 
+import os
+import shutil
+import subprocess
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -34,3 +38,27 @@ def test_no_early_probes_on_the_portable_path(fresh_probes, monkeypatch):
     before = threading.active_count()
     policy.detect_soon()
     assert policy._EARLY == [] and threading.active_count() == before
+
+
+def test_a_root_worker_under_bubblewrap_keeps_only_its_capabilities_of_the_bounding_set(monkeypatch):
+    monkeypatch.setattr(policy, "_bounding_set", lambda: (1 << 6) | (1 << 7))  # no CAP_SYS_RESOURCE (24) to keep
+    assert policy.root_capabilities() == {"CAP_SETGID": 6, "CAP_SETUID": 7}
+    protections = policy.Protections(bwrap="/usr/bin/bwrap", is_root=True)
+    box = policy.Box(Path("/b"), Path("/b/w"), Path("/b/s"), Path("/b/t"), 0, 0)
+    monkeypatch.setattr(policy, "bwrap_sizes_tmpfs", lambda bwrap: True)
+    cmd = policy.bwrap_command(protections, policy.Interpreter("/usr/bin/python3", ("/usr",)), box)
+    added = [cmd[i + 1] for i, arg in enumerate(cmd) if arg == "--cap-add"]
+    assert added == ["CAP_SETGID", "CAP_SETUID"] and "--cap-drop" in cmd
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("bwrap"), reason="bubblewrap as root only")
+def test_what_bubblewrap_leaves_a_root_worker_before_its_uid_drop():
+    """On a machine whose bounding set lacks one of the three (this one lacks CAP_SYS_RESOURCE), asking bubblewrap for
+    all three left every capability."""
+    bwrap = shutil.which("bwrap")
+    box = policy.Box(Path("/b"), Path("/b/w"), Path("/b/s"), Path("/b/t"), 0, 0)
+    full = policy.bwrap_command(policy.Protections(bwrap=bwrap, is_root=True), policy.Interpreter("/usr/bin/python3", ("/usr",)), box)
+    capabilities = full[full.index("--cap-drop"):]  # what the worker's command line asks of bubblewrap
+    cmd = [bwrap, "--ro-bind", "/", "/", "--unshare-pid", *capabilities, "grep", "CapEff", "/proc/self/status"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    assert int(out.stdout.split()[1], 16) == sum(1 << number for number in policy.ROOT_CAPABILITIES.values()) & policy._bounding_set()

@@ -245,10 +245,13 @@ class Zygote:
                 pass
 
     def leave(self) -> None:
-        """Remove the socket if it is still this zygote's (a newer one may have replaced it)."""
+        """Remove the socket if it is still this zygote's (a newer one may have replaced it), and an empty log."""
         try:
             if os.stat(self.path).st_ino == self.identity:
                 os.unlink(self.path)
+            log = os.path.splitext(self.path)[0] + ".log"
+            if os.stat(log).st_size == 0:
+                os.unlink(log)
         except OSError:
             pass
 
