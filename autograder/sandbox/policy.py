@@ -206,20 +206,10 @@ ROOT_CAPABILITIES = {"CAP_SETGID": 6, "CAP_SETUID": 7, "CAP_SYS_RESOURCE": 24}  
 HOLDER_CODE = "import os, sys; os.write(1, b'.'); sys.stdin.buffer.read()"  # waits until the grader closes its stdin
 
 
-def worker_command(
-    protections: Protections,
-    interpreter: Interpreter,
-    box: Box,
-    memory_mb: int,
-    fd_in: int,
-    fd_out: int,
-    uid: int | None = None,
-    gid: int | None = None,
-) -> list[str]:
-    """The argv that starts one worker serving the submissions staged in ``box`` under ``protections``."""
+def worker_command(protections: Protections, interpreter: Interpreter, box: Box, arguments: list[str]) -> list[str]:
+    """The argv that starts one worker with ``arguments`` (``worker_arguments``) under ``protections``."""
     python = [interpreter.executable, "-I", "-B"]
-    worker = worker_arguments(protections, interpreter, box, memory_mb, fd_in, fd_out, uid, gid)
-    return (bwrap_command(protections, interpreter, box) if protections.bwrap else []) + python + worker
+    return (bwrap_command(protections, interpreter, box) if protections.bwrap else []) + python + arguments
 
 
 def root_capabilities() -> dict[str, int]:

@@ -97,11 +97,8 @@ class WorkerProcess:
 
     def _start(self, env: dict[str, str], req_r: int, rep_w: int, memory_mb: int) -> subprocess.Popen:
         """A fresh Python that imports torch itself (inside bubblewrap where it runs)."""
-        who = self.setup.identity
-        cmd = policy.worker_command(
-            self.setup.protections, self.setup.interpreter, self.setup.box, memory_mb, fd_in=req_r, fd_out=rep_w,
-            uid=who.uid if who else None, gid=who.gid if who else None,
-        )
+        arguments = self._arguments(memory_mb, req_r, rep_w)
+        cmd = policy.worker_command(self.setup.protections, self.setup.interpreter, self.setup.box, arguments)
         try:
             return subprocess.Popen(
                 cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -113,12 +110,8 @@ class WorkerProcess:
 
     def _fork(self, env: dict[str, str], req_r: int, rep_w: int, memory_mb: int) -> zygote.ForkedWorker:
         """A worker forked from the zygote, which joins bubblewrap's namespaces where bubblewrap runs."""
-        setup, who = self.setup, self.setup.identity
-        protections = setup.protections
-        argv = policy.worker_arguments(
-            protections, setup.interpreter, setup.box, memory_mb, *zygote.WORKER_FDS,
-            uid=who.uid if who else None, gid=who.gid if who else None,
-        )
+        setup, protections = self.setup, self.setup.protections
+        argv = self._arguments(memory_mb, *zygote.WORKER_FDS)
         code, start = policy.worker_folders(protections, setup.box)
         bwrap = protections.bwrap is not None
         return zygote.fork_worker(
@@ -126,6 +119,12 @@ class WorkerProcess:
             policy.holder_command(protections, setup.interpreter, setup.box) if bwrap else None,
             list(policy.root_capabilities().values()) if bwrap else None,
         )
+
+    def _arguments(self, memory_mb: int, fd_in: int, fd_out: int) -> list[str]:
+        """``main.py`` and its arguments for this session's worker, reading its requests on ``fd_in``."""
+        who = self.setup.identity
+        return policy.worker_arguments(self.setup.protections, self.setup.interpreter, self.setup.box, memory_mb,
+                                       fd_in, fd_out, uid=who.uid if who else None, gid=who.gid if who else None)
 
     def settle_output(self, timeout: float = 1.0) -> None:
         """Wait (briefly) until everything the worker printed so far is in the output buffer."""

@@ -294,8 +294,9 @@ def _try_connect(path: Path) -> socket.socket | None:
     return conn
 
 
-def _spawn(interpreter: Interpreter, path: Path, idle: float = settings.ZYGOTE_IDLE_SECONDS) -> subprocess.Popen:
-    """Start a zygote listening at ``path``; return it once it listens."""
+def _spawn(interpreter: Interpreter, path: Path, idle: float = settings.ZYGOTE_IDLE_SECONDS) -> None:
+    """Start a zygote listening at ``path``; return once it listens. It leaves its starter at once (it is no grader's
+    child, so no grader's tree or zombies hold it)."""
     try:
         path.unlink()
     except FileNotFoundError:
@@ -311,12 +312,14 @@ def _spawn(interpreter: Interpreter, path: Path, idle: float = settings.ZYGOTE_I
         )
     os.close(ready_w)
     try:
+        proc.wait(timeout=START_SECONDS)  # the first fork, at once
         ready = select.select([ready_r], [], [], START_SECONDS)[0] and os.read(ready_r, 16) == b"ready"
         if not ready:
-            proc.kill()
-            proc.wait()
             raise ZygoteUnavailable(
                 f"the zygote did not start in {START_SECONDS} s: {log.read_text(errors='replace')[-1500:]}")
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise ZygoteUnavailable("the zygote did not start") from None
     finally:
         os.close(ready_r)
-    return proc

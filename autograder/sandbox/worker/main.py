@@ -81,6 +81,24 @@ def drop_privileges(uid: int, gid: int) -> None:
     os.setuid(uid)
     if os.getuid() != uid or os.geteuid() != uid:
         raise SystemExit("could not drop privileges")
+    set_capabilities(0)  # the uid change emptied what it may use; bubblewrap left what it kept inheritable: none
+
+
+CAPABILITY_VERSION_3 = 0x20080522
+
+
+def set_capabilities(mask: int) -> bool:
+    """Make ``mask`` this process's effective, permitted and inheritable capabilities (only ever fewer than it has)."""
+    import ctypes
+    import struct
+
+    low, high = mask & 0xFFFFFFFF, mask >> 32
+    header = struct.pack("Ii", CAPABILITY_VERSION_3, 0)
+    data = struct.pack("6I", low, low, low, high, high, high)
+    try:
+        return _libc().capset(ctypes.c_char_p(header), ctypes.c_char_p(data)) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, own_uid: bool, max_open_files: int = 256) -> None:

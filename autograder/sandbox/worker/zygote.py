@@ -48,7 +48,6 @@ CLONE_NEWPID = 0x20000000
 PR_CAPBSET_READ = 23
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
-CAPABILITY_VERSION_3 = 0x20080522
 
 
 def _libc() -> ctypes.CDLL:
@@ -66,19 +65,16 @@ def setns(fd: int, nstype: int) -> None:
 
 
 def keep_only_capabilities(keep: list[int]) -> None:
-    """Leave this process only ``keep`` (effective, permitted; none inheritable or in the bounding set beyond them)
-    and no way to gain more by exec: what bubblewrap's ``--cap-drop ALL --cap-add ...`` leaves a worker."""
+    """Leave this process only ``keep`` (effective, permitted, inheritable; none in the bounding set beyond them) and
+    no way to gain more by exec: what bubblewrap's ``--cap-drop ALL --cap-add ...`` leaves a worker."""
     libc = _libc()
     _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
     last = int(open("/proc/sys/kernel/cap_last_cap").read())
     for cap in range(last + 1):
         if cap not in keep and libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1:
             _check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), "bounding set")
-    mask = sum(1 << cap for cap in keep if libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
-    header = struct.pack("Ii", CAPABILITY_VERSION_3, 0)
-    low, high = mask & 0xFFFFFFFF, mask >> 32
-    data = struct.pack("6I", low, low, 0, high, high, 0)
-    _check(libc.capset(ctypes.c_char_p(header), ctypes.c_char_p(data)), "capset")
+    if not main.set_capabilities(sum(1 << cap for cap in keep if libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)):
+        raise OSError(ctypes.get_errno(), "capset")
 
 
 class Zygote:
@@ -279,6 +275,8 @@ def run() -> None:
     parser.add_argument("--ready-fd", type=int, required=True)
     parser.add_argument("--idle", type=float, default=20.0)
     args = parser.parse_args()
+    if os.fork() > 0:  # the grader that started it waits for this parent only: the zygote is no process's child
+        os._exit(0)
     prepare()
     zygote = Zygote(args.socket, args.idle)
     os.write(args.ready_fd, b"ready")
