@@ -77,10 +77,10 @@ AUTOGRADER_ZYGOTE = _env("AUTOGRADER_ZYGOTE", None, "sandbox/zygote.py",
                           "=0: start every worker as a fresh Python that imports torch itself, never forked from the "
                           "zygote (a root grader's staff runs otherwise share one; students' checks and Gradescope's "
                           "entry point never do)")
-ZYGOTE_IDLE_SECONDS = _tunable("ZYGOTE_IDLE_SECONDS", 20.0, "sandbox/zygote.py",
-                               "a zygote with no grader and no worker for this long exits: long enough to serve the "
-                               "next run of a suite or a script of grade commands, short enough to leave nothing "
-                               "behind")
+ZYGOTE_IDLE_SECONDS = _tunable("ZYGOTE_IDLE_SECONDS", 60.0, "sandbox/zygote.py",
+                               "a zygote with no grader and no worker for this long exits and removes its socket: "
+                               "long enough to serve the next run of a suite or a script of grade commands (at 20 s "
+                               "one make test started 20 zygotes of 6 kinds)")
 AUTOGRADER_DEADLINE = _env("AUTOGRADER_DEADLINE", None, "grading/time_rules.py",
                            "set by the harness, not by people: the submission's deadline in epoch seconds, fixed when "
                            "grading starts on Gradescope and inherited by every process the grading starts")
