@@ -59,6 +59,7 @@ GRADING_FILES = {
     "tests/hostile/test_isolation.py",
     "tests/sandbox/test_portable.py",
     "tests/sandbox/test_session.py",
+    "tests/sandbox/test_zygote.py",
     "tests/staff/test_grade_all.py",
     "tests/staff/test_handout.py",
     "tests/staff/test_new_problem.py",
@@ -104,6 +105,7 @@ def _refuse_grading() -> None:
     """Make every process this session starts (fixtures, threads and forks included) fail when it would start grading,
     naming the test and the file to add to ``GRADING_FILES``."""
     popen_init = subprocess.Popen.__init__
+    os.environ["AUTOGRADER_ZYGOTE"] = "0"  # every worker then starts as a process, which the guard below sees
 
     def guarded(self, args, *pos, **kw):
         started = starts_grading(args, kw.get("env"))
