@@ -276,6 +276,33 @@ def descendants(pid):
     return found
 
 
+def processes_of_run(pid):
+    """Every process of the grade-all run ``pid``: its descendants, and the workers a zygote forked for it with their
+    tests' processes (no descendants of the run: without bubblewrap their folder is one of the run's boxes, under it
+    their mount namespace is a holder's, which is a descendant)."""
+    from autograder.sandbox import runtime
+
+    found = descendants(pid)
+    namespaces = {_link(f"/proc/{p}/ns/mnt") for p, _ in found} - {_link("/proc/self/ns/mnt"), None}
+    boxes = tuple(f"/{runtime.BOX_PREFIX}{p}-" for p in [pid, *(p for p, _ in found)])  # made by the run or its jobs
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in {p for p, _ in found}:
+            folder = _link(f"/proc/{entry}/cwd") or ""
+            if any(box in folder for box in boxes) or _link(f"/proc/{entry}/ns/mnt") in namespaces:
+                try:
+                    found.append((int(entry), open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[19]))
+                except OSError:
+                    continue
+    return found
+
+
+def _link(path):
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
 def alive(process):
     try:
         stat = open(f"/proc/{process[0]}/stat").read()
@@ -296,11 +323,11 @@ def test_kill_9_of_grade_all_leaves_no_process_running(tmp_path):
                                "--jobs", "2"], cwd=paths.PACKAGE_DIR.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 300
-        # Two jobs, each with its worker started: at least four processes below the run.
-        while len(descendants(parent.pid)) < 4 and time.monotonic() < deadline and parent.poll() is None:
+        # Two jobs, each with its worker started (a fresh process below the run, or forked by the zygote).
+        while len(processes_of_run(parent.pid)) < 4 and time.monotonic() < deadline and parent.poll() is None:
             time.sleep(0.2)
         time.sleep(1.0)
-        running = descendants(parent.pid)
+        running = processes_of_run(parent.pid)
         assert parent.poll() is None and len(running) >= 4, f"the run did not get going: {running}"
     finally:
         parent.kill()
