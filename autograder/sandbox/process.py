@@ -70,18 +70,16 @@ class WorkerProcess:
         scratch = "/tmp" if setup.protections.bwrap else str(setup.box.scratch)
         env = dict(policy.worker_env(setup.interpreter, scratch), AUTOGRADER_WORKER=self.marker)
         req_r, req_w, rep_r, rep_w = _worker_pipes()
-        self.proc: subprocess.Popen | zygote.ForkedWorker
-        try:
-            if not setup.zygote:
-                raise zygote.ZygoteUnavailable("")
-            self.proc = self._fork(env, req_r, rep_w, memory_mb)
-        except zygote.ZygoteUnavailable as exc:
-            if setup.zygote:  # the machine's fault, never the student's: this session starts its workers afresh
-                setup.zygote, setup.fresh_reason = False, f"the zygote failed: {exc}"
+        forked = None
+        if setup.forked:
+            try:
+                forked = self._fork(env, req_r, rep_w, memory_mb)
+            except zygote.ZygoteUnavailable as exc:  # the machine's fault, never the student's: start afresh
+                setup.fresh_reason = f"the zygote failed: {exc}"
                 os.close(req_w)
                 os.close(rep_r)
                 req_r, req_w, rep_r, rep_w = _worker_pipes()
-            self.proc = self._start(env, req_r, rep_w, memory_mb)
+        self.proc: subprocess.Popen | zygote.ForkedWorker = forked or self._start(env, req_r, rep_w, memory_mb)
         self.to_worker, self.from_worker = req_w, rep_r
         os.set_blocking(self.to_worker, False)
         self.drain = Drain(self.proc.stdout, output)

@@ -110,7 +110,7 @@ class WorkerSession:
 
     def start_note(self) -> str:
         """How this session's workers start, for the staff's notes."""
-        if self.setup.zygote:
+        if self.setup.forked:
             return f"workers: {zygote.describe()}"
         return f"workers: a fresh Python each, which imports torch itself ({self.setup.fresh_reason})"
 
@@ -120,7 +120,7 @@ class WorkerSession:
             self._begin()
 
     def _begin(self) -> None:
-        if self.setup.zygote:  # the zygote imports torch while the grader prepares; the fork comes with the first call
+        if self.setup.forked:  # the zygote imports torch while the grader prepares; the fork comes with the first call
             zygote.start_soon(self.setup.interpreter)
         else:
             self._launch()

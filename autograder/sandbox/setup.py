@@ -20,8 +20,12 @@ class SandboxSetup:
     identity: identity.Identity | None
     box: runtime.Box
     interpreter: runtime.Interpreter
-    zygote: bool = False  # workers are forked from the zygote (``sandbox.zygote``), not started afresh
-    fresh_reason: str = ""  # why its workers start afresh (no zygote here, or the zygote failed)
+    fresh_reason: str = "not asked for"  # why its workers start afresh (no zygote here, or it failed); "": forked
+
+    @property
+    def forked(self) -> bool:
+        """Whether its workers are forked from the zygote (``sandbox.zygote``), not started afresh."""
+        return not self.fresh_reason
 
     @classmethod
     def create(cls, private: tuple[Path, ...], self_check: bool = False) -> SandboxSetup:
@@ -32,17 +36,15 @@ class SandboxSetup:
             protections = dataclasses.replace(protections, is_root=False)
         who = identity.lease() if protections.drop_user else None
         fresh_reason = zygote.unusable(self_check) or ""
-        forked = (not fresh_reason, fresh_reason)
         try:
             box = runtime.Box.create(who.uid, who.gid) if who else runtime.Box.create()
             if who is None:
-                return cls(protections, who, box, runtime.this_interpreter(), *forked)
+                return cls(protections, who, box, runtime.this_interpreter(), fresh_reason)
             # In every mode with a uid of its own, also under bubblewrap (which does not mount them): a layer less
             # must not expose them. Before choosing the Python: a venv inside them is then mirrored.
             runtime.make_private(list(private))
-            if protections.bwrap:
-                return cls(protections, who, box, runtime.this_interpreter(), *forked)
-            return cls(protections, who, box, _interpreter_for(who), *forked)
+            interpreter = runtime.this_interpreter() if protections.bwrap else _interpreter_for(who)
+            return cls(protections, who, box, interpreter, fresh_reason)
         except BaseException:
             if who is not None:
                 who.release()

@@ -57,7 +57,7 @@ def _session(monkeypatch: pytest.MonkeyPatch, forked: bool) -> WorkerSession:
     monkeypatch.setenv("AUTOGRADER_ZYGOTE", "1" if forked else "0")  # read when each session is set up
     session = WorkerSession(memory_mb=2000, start_now=True)
     session.switch(session.stage({"probe": PROBE}))
-    assert session.setup.zygote is forked, session.start_note()
+    assert session.setup.forked is forked, session.start_note()
     return session
 
 
@@ -148,7 +148,7 @@ def test_a_zygote_that_cannot_start_leaves_the_session_a_fresh_worker(monkeypatc
     try:
         session.switch(session.stage({"probe": PROBE}))
         assert session.call("probe", "findings", (), {}, 30, "probe.findings()")["NoNewPrivs"] == "1"
-        assert not session.setup.zygote and "not a private folder" in session.start_note(), session.start_note()
+        assert not session.setup.forked and "not a private folder" in session.start_note(), session.start_note()
     finally:
         session.close()
 
