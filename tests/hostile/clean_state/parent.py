@@ -2,10 +2,12 @@
 forged resets, interrupts and faults on them; then, from a process of its own, stop the first process (SIGSTOP)
 again and again after the reply, so that every reset would wait."""
 
+import fcntl
 import json
 import os
 import signal
 import struct
+import termios
 import time
 
 
@@ -33,13 +35,28 @@ def _forge() -> list[int]:
     return opened
 
 
+def _unrelayed() -> int:
+    """Bytes printed that the first process has not yet passed on (its output pipe's fill); 0 where it cannot say."""
+    try:
+        return struct.unpack("i", fcntl.ioctl(1, termios.FIONREAD, b"\0" * 4))[0]
+    except OSError:
+        return 0
+
+
 def _stop_later() -> None:
     first = os.getppid()
     if os.fork():
         return
+    time.sleep(0.01)
+    # The stops start once what was printed above has been passed on (on a busy machine the first process may not yet
+    # have run), so that a stop cannot take this attack's own record with it; they still land before the reset.
+    deadline = time.monotonic() + 3
+    while _unrelayed() and time.monotonic() < deadline:
+        time.sleep(0.001)
     outcome = "no chance"
-    for _ in range(300):
-        time.sleep(0.01)
+    for attempt in range(300):
+        if attempt:
+            time.sleep(0.01)
         try:
             os.kill(first, signal.SIGSTOP)
             outcome = "sent"
