@@ -39,6 +39,22 @@ def _unavailable(name: str, missing: str):
     return run
 
 
+def _not_installed(name: str, missing: str):
+    """A command that needs a package this Python lacks (a Python other than the project's, say): name it and the
+    fix."""
+
+    def run(args: argparse.Namespace) -> int:
+        print(
+            f"error: `{name}` needs the package {missing}, which this Python ({sys.executable}) does not have: "
+            f"install it there (`pip install {missing}`; the README lists every dependency), or run a Python that has them "
+            f"(staff: `.venv/bin/python -m autograder {name} ...`, the .venv that `make autograder` makes)",
+            file=sys.stderr,
+        )
+        return 2
+
+    return run
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line; with ``only`` (a module of ``commands``), that command alone (importing the others costs
     time)."""
@@ -57,7 +73,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                 p.set_defaults(run=_unavailable(name, exc.name), any_arguments=True)
                 continue
             if not _left_out(exc.name, path):
-                raise
+                missing = (exc.name or "").partition(".")[0]
+                if not missing or missing == __package__:
+                    raise  # a module of the harness itself is missing: a broken install, not this Python's lack
+                p = sub.add_parser(name, help=f"(not in this Python: needs {missing})", add_help=False)
+                p.set_defaults(run=_not_installed(name, missing), any_arguments=True)
+                continue
             p = sub.add_parser(
                 name, add_help=False
             )  # no help=: understood (to explain), but --help lists only what works here

@@ -47,6 +47,39 @@ def test_a_command_needing_a_unix_only_module_is_explained(monkeypatch, capsys):
     assert "needs the fcntl module" in capsys.readouterr().err
 
 
+def test_a_command_needing_a_package_this_python_lacks_names_it_and_the_fix(monkeypatch, capsys):
+    import importlib
+
+    real = importlib.import_module
+
+    def without_nbformat(name, *args):
+        if name.endswith(".commands.handout"):
+            raise ModuleNotFoundError("No module named 'nbformat'", name="nbformat")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_nbformat)
+    assert cli.main(["handout", "--out", "x.zip"]) == 2
+    err = capsys.readouterr().err
+    assert "needs the package nbformat" in err and "make autograder" in err and "Traceback" not in err
+    assert "needs nbformat" in cli.build_parser().format_help()  # the other commands still work, and --help says why
+
+
+def test_a_missing_module_of_the_harness_itself_is_not_blamed_on_this_python(monkeypatch):
+    import importlib
+
+    real = importlib.import_module
+
+    def without_own_module(name, *args):
+        if name.endswith(".commands.handout"):
+            raise ModuleNotFoundError("No module named 'autograder.staff.gone'", name="autograder.staff.gone")
+        return real(name, *args)
+
+    monkeypatch.setattr(importlib, "import_module", without_own_module)
+    monkeypatch.setattr(cli, "STAFF_PACKAGES", ())  # as in a full checkout, where staff modules must be present
+    with pytest.raises(ModuleNotFoundError):
+        cli.build_parser()
+
+
 def _modules_after(argv: list[str]) -> set[str]:
     """The ``autograder.commands`` modules a fresh process has imported after ``cli.main(argv)``."""
     import subprocess

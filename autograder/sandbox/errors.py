@@ -62,6 +62,18 @@ class SandboxUnavailable(RuntimeError):
     """Staff grading asked for on a machine where the sandbox cannot run: the grader refuses (never falls back)."""
 
 
+def worker_not_started(why: str, output: str, python: str) -> str:
+    """Why the grading worker did not start, from what it printed: a package its Python lacks is named with the fix
+    (no student code has run yet, so this is never the student's)."""
+    lacking = re.findall(r"ModuleNotFoundError: No module named '([\w.]+)'", output)
+    if lacking:
+        package = lacking[-1].partition(".")[0]
+        return (f"the grading worker could not import {package}, which this Python ({python}) does not have: "
+                f"install it there (`pip install {package}`; the README lists every dependency), or run a Python that "
+                f"has them (staff: `.venv/bin/python -m autograder ...`, the .venv that `make autograder` makes)")
+    return f"the grading worker did not start ({why}); output:\n{output}"
+
+
 def import_failure(module: str, error: dict) -> str:
     """What a student reads when their module could not be imported (``error``: the worker's reply)."""
     detail = (error.get("traceback") or "").rstrip()

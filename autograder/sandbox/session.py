@@ -11,6 +11,7 @@ Every failure comes back as a ``StudentCallError`` carrying a message written fo
 from __future__ import annotations
 
 import itertools
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -94,9 +95,7 @@ class WorkerSession:
             except (TimeoutError, EOFError, wire.WireError) as exc:
                 output = self.output.text()[-2000:]
                 self._worker.kill()
-                raise SandboxFault(
-                    f"the grading worker did not start ({type(exc).__name__}); output:\n{output}"
-                ) from None
+                raise SandboxFault(errors.worker_not_started(type(exc).__name__, output, sys.executable)) from None
             if not header.get("ready"):
                 raise SandboxFault("the grading worker sent an unexpected greeting")
             if header.get("fault"):  # said before any student code ran: the only fault the grader believes

@@ -23,3 +23,13 @@ def test_changed_arguments_are_a_failure_of_their_own_kind():
     error = errors.changed_arguments("m.f(X=float64[2])", ["X"])
     assert error.kind == errors.CHANGED_ARGUMENT and "your function changed its argument X in place" in str(error)
     assert errors.changed_arguments("m.f()", []) is None and errors.changed_arguments("m.f()", "X") is None
+
+
+def test_a_worker_whose_python_lacks_a_package_names_it_and_the_fix():
+    output = ('Traceback (most recent call last):\n  File "/grader/main.py", line 218, in import_libraries\n'
+              "    import torch\nModuleNotFoundError: No module named 'torch'\n")
+    said = errors.worker_not_started("EOFError", output, "/usr/bin/python3")
+    assert "could not import torch" in said and "/usr/bin/python3" in said and "make autograder" in said
+    assert "Traceback" not in said  # the package and the fix, not the worker's traceback
+    other = errors.worker_not_started("TimeoutError", "Segmentation fault\n", "/usr/bin/python3")
+    assert other == "the grading worker did not start (TimeoutError); output:\nSegmentation fault\n"
