@@ -46,8 +46,8 @@ def _not_installed(name: str, missing: str):
     def run(args: argparse.Namespace) -> int:
         print(
             f"error: `{name}` needs the package {missing}, which this Python ({sys.executable}) does not have: "
-            f"install it there (`pip install {missing}`; the README lists every dependency), or run a Python that has them "
-            f"(staff: `.venv/bin/python -m autograder {name} ...`, the .venv that `make autograder` makes)",
+            f"install it there (`pip install {missing}`; the README lists every dependency), or run a Python that has "
+            f"them (staff: `.venv/bin/python -m autograder {name} ...`, the .venv that `make autograder` makes)",
             file=sys.stderr,
         )
         return 2
