@@ -73,6 +73,9 @@ AUTOGRADER_NO_LANDLOCK = _env("AUTOGRADER_NO_LANDLOCK", None, "sandbox/policy.py
                               "=1: do not use Landlock (tests of the other layers on their own)")
 AUTOGRADER_NO_SECCOMP = _env("AUTOGRADER_NO_SECCOMP", None, "sandbox/policy.py",
                              "=1: do not use seccomp (tests of the other layers on their own)")
+AUTOGRADER_NO_CGROUP = _env("AUTOGRADER_NO_CGROUP", None, "sandbox/cpu_group.py",
+                             "=1: read a call's CPU in /proc even where the grader could give its worker a cgroup of "
+                             "its own (which also counts a child reaped unseen)")
 AUTOGRADER_ZYGOTE = _env("AUTOGRADER_ZYGOTE", None, "sandbox/zygote.py",
                           "=0: start every worker as a fresh Python that imports torch itself, never forked from the "
                           "zygote (a root grader's staff runs otherwise share one; students' checks and Gradescope's "

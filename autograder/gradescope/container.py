@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..grading.cgroupfs import Mount, cgroup_dir, parse_membership, parse_mounts, read_keyed, read_number
+from ..sandbox.cgroupfs import Mount, cgroup_dir, parse_membership, parse_mounts, read_keyed, read_number
 from ..settings import KILL_SECONDS
 
 CPU_PERIOD_US = 100_000

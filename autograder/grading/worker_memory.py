@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.manifest import Assignment
+from ..sandbox import cgroupfs
 from ..settings import MIN_ROOM_MB
-from . import cgroupfs
 
 
 @dataclass(frozen=True)

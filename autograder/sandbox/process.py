@@ -20,6 +20,7 @@ import numpy as np
 
 from ..settings import INTERRUPT_SECONDS, WATCH_SECONDS
 from . import codec, identity, policy, zygote
+from .cpu_group import CpuGroup
 from .output import Drain, OutputBuffer
 from .worker import cleanup, procfs, wire
 
@@ -92,6 +93,9 @@ class WorkerProcess:
         self.scratch_view: tuple | None = None  # its scratch folder then
         if isinstance(self.proc, zygote.ForkedWorker):
             self.host_pid = self.proc.pid  # the zygote says it: no search in /proc
+        # Made now, joined by the first process once it says it is ready (before any student code): None where the
+        # machine gives the grader no cgroup, and a call's CPU is then read in /proc.
+        self.cpu_group = CpuGroup.create(self.marker)
 
     def _start(self, env: dict[str, str], req_r: int, rep_w: int, memory_mb: int) -> subprocess.Popen:
         """A fresh Python that imports torch itself (inside bubblewrap where it runs)."""
@@ -218,10 +222,14 @@ class WorkerProcess:
 
     def tree_cpu(self) -> float | None:
         """CPU seconds of everything the worker's first process started (each test's process, its threads and children,
-        orphans the first process adopted; running, ended or reaped), never the first process's own, read in /proc
-        without asking the worker. A call's CPU time is the rise of it while the call runs. None where /proc cannot
-        say."""
+        orphans the first process adopted; running, ended or reaped), never the first process's own, read without
+        asking the worker: in the worker's cgroup where it has one, else in /proc. A call's CPU time is the rise of it
+        while the call runs. None where neither can say."""
         first = self.host_pid
+        if self.cpu_group is not None and first is not None:
+            group, own = self.cpu_group.cpu_seconds(), procfs.cpu_seconds(first)
+            if group is not None and own is not None:
+                return group - own[0]
         read = (
             procfs.cpu_seconds(first, own_precisely=False) if first is not None else None
         )  # its own time is not counted
@@ -239,7 +247,11 @@ class WorkerProcess:
 
     def note_start(self) -> None:
         """Remember, before any student code runs, what every test's process must find again: the first process's
-        scheduling and limits, and its scratch folder."""
+        scheduling and limits, and its scratch folder; and move the first process into the worker's cgroup, where every
+        test's process is then born."""
+        if self.cpu_group is not None and (self.host_pid is None or not self.cpu_group.adopt(self.host_pid)):
+            self.cpu_group.remove()
+            self.cpu_group = None
         if self.host_pid is not None:
             self.standing = procfs.standing(self.host_pid)
         self.scratch_view = self.setup.scratch_view(self.host_pid)
@@ -322,6 +334,8 @@ class WorkerProcess:
         self.drain.join(timeout=2)
         if isinstance(self.proc, zygote.ForkedWorker):
             self.proc.close()
+        if self.cpu_group is not None:
+            self.cpu_group.remove()
 
     def exit_description(self) -> str:
         code = self.proc.poll()

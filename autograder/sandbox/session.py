@@ -53,6 +53,7 @@ class WorkerSession:
             str, float
         ] = {}  # per module, the call limit of its last exchange (what a failed reset counts as)
         self.restarts = 0
+        self.grouped = False  # whether the last worker that started has a cgroup of its own (its calls' CPU read there)
         if start_now:
             self._begin()
 
@@ -104,14 +105,19 @@ class WorkerSession:
             self._worker.inside_pid = header.get("pid")
             self._worker.host_pid = self._worker._host_pid()
             self._worker.note_start()
+            self.grouped = self._worker.cpu_group is not None
             self._ready = True
         return self._worker
 
     def start_note(self) -> str:
-        """How this session's workers start, for the staff's notes."""
+        """How this session's workers start and where their calls' CPU is read, for the staff's notes."""
         if self.setup.forked:
-            return f"workers: {zygote.describe()}"
-        return f"workers: a fresh Python each, which imports torch itself ({self.setup.fresh_reason})"
+            started = f"workers: {zygote.describe()}"
+        else:
+            started = f"workers: a fresh Python each, which imports torch itself ({self.setup.fresh_reason})"
+        counted = ("counted in a cgroup of its worker's own (every process it started, reaped or not)" if self.grouped
+                   else "read in /proc (no cgroup of the worker's own here)")
+        return f"{started}; a call's CPU: {counted}"
 
     def start(self) -> None:
         """Start the worker now (so torch loads while the grader prepares)."""

@@ -3,7 +3,7 @@
 import dataclasses
 
 from autograder.grading import worker_memory
-from autograder.grading.cgroupfs import MemoryLimit
+from autograder.sandbox.cgroupfs import MemoryLimit
 
 START = 0  # the room is counted beyond what the worker holds after importing torch (it measures that itself)
 

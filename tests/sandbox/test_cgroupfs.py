@@ -4,8 +4,8 @@ import subprocess
 import sys
 
 from autograder.gradescope import container
-from autograder.grading import cgroupfs
 from autograder.model import paths
+from autograder.sandbox import cgroupfs
 from tests.gradescope.machine import real_cgroup
 
 
@@ -51,7 +51,7 @@ def test_unlimited_and_unreadable_are_told_apart(tmp_path):
 def test_this_process_reads_the_limit_of_a_capped_cgroup_it_runs_in():
     group = real_cgroup(container.Caps(cpus=1, memory_mb=900))
     try:
-        out = subprocess.run(group.entry_command([sys.executable, "-c", "from autograder.grading import cgroupfs; print(cgroupfs.memory_limit().mb)"]),
+        out = subprocess.run(group.entry_command([sys.executable, "-c", "from autograder.sandbox import cgroupfs; print(cgroupfs.memory_limit().mb)"]),
                              capture_output=True, text=True, timeout=60, cwd=paths.ROOT)
     finally:
         group.close()
