@@ -51,7 +51,7 @@ def test_the_handout_contract_forbids_every_module_the_handout_leaves_out():
     assert {f"autograder.commands.{c}" for c in paths.STUDENT_COMMANDS} <= set(contract["source_modules"])
 
 
-SANDBOX_PUBLIC_MODULES = {"errors", "policy", "boundary", "environment", "worker.wire"}
+SANDBOX_PUBLIC_MODULES = {"errors", "policy", "boundary", "environment", "cgroupfs", "worker.wire"}
 
 
 def test_every_sandbox_module_is_public_or_kept_inside_by_the_contract():

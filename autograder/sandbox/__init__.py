@@ -2,9 +2,10 @@
 
 The sandbox knows no problem, test or score. Code outside it uses only its public face (an import-linter contract in
 ``pyproject.toml`` keeps it so): the names below, taken from this package (``from ..sandbox import WorkerSession``),
-and five public modules: ``errors`` (what went wrong, as kinds), ``policy`` (what this machine allows and the
+and six public modules: ``errors`` (what went wrong, as kinds), ``policy`` (what this machine allows and the
 protections it applies), ``boundary`` (text a submission sent, made inert), ``environment`` (the libraries student
-code may import) and ``worker.wire`` (the format both sides speak, with its markers). Every other module is internal.
+code may import), ``cgroupfs`` (where this process's cgroups are, and the memory limit they put on it) and
+``worker.wire`` (the format both sides speak, with its markers). Every other module is internal.
 
 Each name is imported when first used, so importing ``errors`` (as the command line does at its start) stays cheap.
 """
