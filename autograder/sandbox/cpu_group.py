@@ -42,9 +42,10 @@ class CpuGroup:
         return cls(folder, version)
 
     def adopt(self, pid: int) -> bool:
-        """Move process ``pid`` (every thread of it) into this cgroup; what it starts afterwards is born here."""
+        """Move the main thread of process ``pid`` into this cgroup (v2, where a process's threads never part: the whole
+        process); every process that thread starts afterwards is born here."""
         try:
-            (self.folder / "cgroup.procs").write_text(str(pid))
+            (self.folder / ("tasks" if self.version == 1 else "cgroup.procs")).write_text(str(pid))
             return True
         except OSError:
             return False
@@ -94,7 +95,8 @@ def where(mountinfo: str | None = None, membership: str | None = None) -> tuple[
     candidates += [(cgroupfs.cgroup_dir(m, own[""]), 2) for m in mounts if m.version == 2 and "" in own]
     for folder, version in candidates:
         usage = folder / ("cpuacct.usage" if version == 1 else "cpu.stat")
-        if usage.is_file() and os.access(folder, os.W_OK) and os.access(folder / "cgroup.procs", os.W_OK):
+        joined = folder / ("tasks" if version == 1 else "cgroup.procs")
+        if usage.is_file() and os.access(folder, os.W_OK) and os.access(joined, os.W_OK):
             return folder, version
     return None
 

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 
 
+JOIN_SECONDS = 2.0  # how long a first process may keep a second thread (its huge-page collapse) before its cgroup
+
+
 class UnreadableReply(wire.WireError):
     """The worker refused what the module's process wrote on its reply pipe and ended that process."""
 
@@ -227,9 +230,11 @@ class WorkerProcess:
         while the call runs. None where neither can say."""
         first = self.host_pid
         if self.cpu_group is not None and first is not None:
-            group, own = self.cpu_group.cpu_seconds(), procfs.cpu_seconds(first)
+            # The group holds the first process's main thread (whose own time is taken off: both figures move at the
+            # same moments) and every process it forked; no other thread of the first process.
+            group, own = self.cpu_group.cpu_seconds(), procfs.leader_cpu_seconds(first)
             if group is not None and own is not None:
-                return group - own[0]
+                return group - own
         read = (
             procfs.cpu_seconds(first, own_precisely=False) if first is not None else None
         )  # its own time is not counted
@@ -249,12 +254,27 @@ class WorkerProcess:
         """Remember, before any student code runs, what every test's process must find again: the first process's
         scheduling and limits, and its scratch folder; and move the first process into the worker's cgroup, where every
         test's process is then born."""
-        if self.cpu_group is not None and (self.host_pid is None or not self.cpu_group.adopt(self.host_pid)):
+        if self.cpu_group is not None and not self._join_cpu_group():
             self.cpu_group.remove()
             self.cpu_group = None
         if self.host_pid is not None:
             self.standing = procfs.standing(self.host_pid)
         self.scratch_view = self.setup.scratch_view(self.host_pid)
+
+    def _join_cpu_group(self) -> bool:
+        """Move the first process's main thread into the worker's cgroup. Where a cgroup takes whole processes only
+        (v2), first wait (briefly) until that thread is the process's only one: another one's time would be counted
+        and not taken off."""
+        first, group = self.host_pid, self.cpu_group
+        if first is None or group is None:
+            return False
+        if group.version != 1:
+            end = time.monotonic() + JOIN_SECONDS
+            while (status := procfs.status(first)) is None or status.threads != 1:
+                if status is None or time.monotonic() > end:
+                    return False
+                time.sleep(0.01)
+        return group.adopt(first)
 
     def first_process_stopped(self) -> str | None:
         """Why the worker cannot answer (its first process was stopped, SIGSTOP by a module say), or None."""

@@ -36,7 +36,7 @@ def _fake_tree(tmp_path: Path, version: int, writable: bool = True) -> tuple[str
     own = mount / "grader"
     own.mkdir(parents=True)
     (own / ("cpuacct.usage" if version == 1 else "cpu.stat")).write_text("0\n" if version == 1 else "usage_usec 0\n")
-    (own / "cgroup.procs").write_text("")
+    (own / ("tasks" if version == 1 else "cgroup.procs")).write_text("")
     if not writable:
         os.chmod(own, 0o555)
     line = (f"30 20 0:26 / {mount} rw - cgroup cgroup rw,cpuacct" if version == 1

@@ -178,6 +178,15 @@ def leader_run_delay(pid: int | str) -> float | None:
         return None
 
 
+def leader_cpu_seconds(pid: int | str) -> float | None:
+    """CPU seconds the main thread of ``pid`` has run, in nanoseconds' precision (updated, as a cgroup's count is,
+    whenever it stops running or a tick finds it running), or None where the kernel does not say."""
+    try:
+        return int(read(f"{PROC}/{pid}/schedstat").split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 _TICK = 1 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 0.01
 
 
