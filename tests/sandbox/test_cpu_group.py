@@ -100,3 +100,36 @@ def test_a_dead_grader_s_empty_groups_are_removed_and_a_live_one_s_kept():
         for folder in (stale, live):
             if folder.exists():
                 folder.rmdir()
+
+
+BUSY_THREAD = """
+import sys, threading, time
+def spin():
+    end = time.thread_time() + 0.4
+    while time.thread_time() < end:
+        pass
+thread = threading.Thread(target=spin)
+thread.start()
+print("started", flush=True)
+thread.join()
+print("done", flush=True)
+sys.stdin.readline()
+"""
+
+
+@pytest.mark.skipif(HERE is None or HERE[1] != 1, reason="cgroup v1 only: v2 moves whole processes")
+def test_only_the_main_thread_joins_so_the_first_process_s_other_threads_are_never_counted():
+    group = CpuGroup.create("thread")
+    proc = subprocess.Popen([sys.executable, "-c", BUSY_THREAD], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline() == "started\n"
+        assert group.adopt(proc.pid)
+        before = group.cpu_seconds()
+        assert proc.stdout.readline() == "done\n"
+        assert group.cpu_seconds() - before < 0.05  # the spinning thread stayed outside
+    finally:
+        proc.stdin.write("end\n")
+        proc.stdin.flush()
+        proc.wait(timeout=10)
+        group.remove()
