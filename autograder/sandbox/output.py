@@ -15,6 +15,7 @@ from . import boundary
 
 # Under the 8000 characters results.json keeps of the end, so the line saying how much was dropped stays in view.
 TAIL_LIMIT = 4 * 1024
+RECENT_LIMIT = 2000  # what a worker that failed to start printed last, for the grader's message
 # Where a call was just before its limit: one line that the module's process writes at once (worker/serving.py).
 _STACK = re.compile(rb"\n?\x00autograder-stack (\[[^\n]*\])\n")
 _CARRY = 4096  # the longest such line (one pipe write)
@@ -34,6 +35,7 @@ class OutputBuffer:
     carry: bytes = b""  # the end of the previous chunk: a place's line may straddle two chunks
     start: int = 0  # ``fed`` when the window began: ``data`` holds what was fed from there
     tests: list[tuple[int, str, bool]] = field(default_factory=list)  # (``fed`` when each test began, its name, hidden)
+    recent: bytearray = field(default_factory=bytearray)  # the last RECENT_LIMIT bytes fed, whatever the window
 
     def feed(self, chunk: bytes) -> None:
         with self.lock:
@@ -46,6 +48,7 @@ class OutputBuffer:
             self.data += chunk[: max(room, 0)]
             self.dropped += max(len(chunk) - max(room, 0), 0)
             self.fed += len(chunk)
+            self.recent = (self.recent + chunk[-RECENT_LIMIT:])[-RECENT_LIMIT:]
             if len(chunk) > room:
                 self.tail = (self.tail + chunk[max(room, 0):])[-TAIL_LIMIT:]
 
@@ -89,6 +92,13 @@ class OutputBuffer:
             tail = _outside(self.tail, self.fed - len(self.tail), hidden)
             dropped = self.dropped - sum(min(e, self.fed) - max(b, kept_end) for b, e in hidden if e > kept_end)
             return Printed(_rendered(data, dropped, tail), counts)
+
+    def fed_since(self, offset: int) -> str:
+        """The last bytes fed since ``fed`` was ``offset`` (up to ``RECENT_LIMIT``), whatever window they fell in: what
+        a worker printed while it started, which no submission's window keeps."""
+        with self.lock:
+            count = min(self.fed - offset, len(self.recent))
+            return _rendered(self.recent[len(self.recent) - count:] if count > 0 else bytearray(), 0, bytearray())
 
     def since(self, mark: int) -> str:
         """Output printed after ``mark`` (within what was kept)."""

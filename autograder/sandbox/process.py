@@ -86,6 +86,7 @@ class WorkerProcess:
         self.proc: subprocess.Popen | zygote.ForkedWorker = forked or self._start(env, req_r, rep_w, memory_mb)
         self.to_worker, self.from_worker = req_w, rep_r
         os.set_blocking(self.to_worker, False)
+        self.started_at = output.fed  # what it prints from here on is its own (the buffer's windows aside)
         self.drain = Drain(self.proc.stdout, output)
         self.killed_by_us = False
         self.inside_pid: int | None = None  # the worker's pid as it sees itself (its greeting says)

@@ -94,8 +94,8 @@ class WorkerSession:
             try:
                 header, _ = self._worker.receive(time.monotonic() + STARTUP_SECONDS)
             except (TimeoutError, EOFError, wire.WireError) as exc:
-                output = self.output.text()[-2000:]
-                self._worker.kill()
+                self._worker.kill()  # which also collects what it printed before it ended
+                output = self.output.fed_since(self._worker.started_at)
                 raise SandboxFault(errors.worker_not_started(type(exc).__name__, output, sys.executable)) from None
             if not header.get("ready"):
                 raise SandboxFault("the grading worker sent an unexpected greeting")

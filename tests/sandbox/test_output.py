@@ -148,3 +148,15 @@ def test_a_hidden_flood_is_not_shown_in_the_tail_nor_counted_as_dropped():
     shown = buffer.shown()
     assert "secret" not in shown.text and shown.text.startswith("p" * 100)
     assert shown.text.endswith("last public line\n") and "[... 18 more bytes of output dropped]" in shown.text, shown.text[-300:]
+
+
+def test_what_a_worker_printed_while_it_started_outlives_the_windows():
+    buffer = OutputBuffer()
+    buffer.feed(b"the last submission's output\n")
+    started_at = buffer.fed  # a new worker starts here
+    buffer.feed(b"ModuleNotFoundError: No module named 'torch'\n")
+    buffer.mark()  # a problem's window begins before the grader learns the worker failed
+    assert buffer.text() == ""
+    assert buffer.fed_since(started_at) == "ModuleNotFoundError: No module named 'torch'\n"  # nothing from before it
+    buffer.feed(b"x" * 5000)
+    assert len(buffer.fed_since(started_at)) == 2000  # the last bytes only
