@@ -15,17 +15,22 @@ def test_every_command_module_is_a_subcommand(module_name, capsys):
     assert "usage: python -m autograder " + name in capsys.readouterr().out
 
 
-def test_a_missing_staff_command_explains_itself(monkeypatch, capsys):
+def _command_lacking(monkeypatch, command: str, missing: str) -> None:
+    """Make importing ``commands.<command>`` fail as if module ``missing`` were not installed."""
     import importlib
 
     real = importlib.import_module
 
-    def without_validate(name, *args):
-        if name.endswith(".commands.validate"):
-            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    def lacking(name, *args):
+        if name.endswith(f".commands.{command}"):
+            raise ModuleNotFoundError(f"No module named {missing!r}", name=missing)
         return real(name, *args)
 
-    monkeypatch.setattr(importlib, "import_module", without_validate)
+    monkeypatch.setattr(importlib, "import_module", lacking)
+
+
+def test_a_missing_staff_command_explains_itself(monkeypatch, capsys):
+    _command_lacking(monkeypatch, "validate", "autograder.commands.validate")
     assert cli.main(["validate", "-p", "x"]) == 2
     assert "staff command" in capsys.readouterr().err
     help_text = cli.build_parser().format_help()
@@ -33,31 +38,13 @@ def test_a_missing_staff_command_explains_itself(monkeypatch, capsys):
 
 
 def test_a_command_needing_a_unix_only_module_is_explained(monkeypatch, capsys):
-    import importlib
-
-    real = importlib.import_module
-
-    def without_fcntl(name, *args):
-        if name.endswith(".commands.emulate"):
-            raise ModuleNotFoundError("No module named 'fcntl'", name="fcntl")
-        return real(name, *args)
-
-    monkeypatch.setattr(importlib, "import_module", without_fcntl)
+    _command_lacking(monkeypatch, "emulate", "fcntl")
     assert cli.main(["emulate", "--zip", "x"]) == 2
     assert "needs the fcntl module" in capsys.readouterr().err
 
 
 def test_a_command_needing_a_package_this_python_lacks_names_it_and_the_fix(monkeypatch, capsys):
-    import importlib
-
-    real = importlib.import_module
-
-    def without_nbformat(name, *args):
-        if name.endswith(".commands.handout"):
-            raise ModuleNotFoundError("No module named 'nbformat'", name="nbformat")
-        return real(name, *args)
-
-    monkeypatch.setattr(importlib, "import_module", without_nbformat)
+    _command_lacking(monkeypatch, "handout", "nbformat")
     assert cli.main(["handout", "--out", "x.zip"]) == 2
     err = capsys.readouterr().err
     assert "needs the package nbformat" in err and "make autograder" in err and "Traceback" not in err
@@ -65,16 +52,7 @@ def test_a_command_needing_a_package_this_python_lacks_names_it_and_the_fix(monk
 
 
 def test_a_missing_module_of_the_harness_itself_is_not_blamed_on_this_python(monkeypatch):
-    import importlib
-
-    real = importlib.import_module
-
-    def without_own_module(name, *args):
-        if name.endswith(".commands.handout"):
-            raise ModuleNotFoundError("No module named 'autograder.staff.gone'", name="autograder.staff.gone")
-        return real(name, *args)
-
-    monkeypatch.setattr(importlib, "import_module", without_own_module)
+    _command_lacking(monkeypatch, "handout", "autograder.staff.gone")
     monkeypatch.setattr(cli, "STAFF_PACKAGES", ())  # as in a full checkout, where staff modules must be present
     with pytest.raises(ModuleNotFoundError):
         cli.build_parser()
