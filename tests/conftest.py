@@ -223,3 +223,21 @@ def built_handout(tmp_path_factory):
     with zipfile.ZipFile(out) as zf:
         zf.extractall(tmp)
     return out, tmp / TOP
+
+
+@pytest.fixture
+def killed_run_tmp(monkeypatch):
+    """A temporary folder of this test's own for a grader it kills with ``kill -9`` (pass it as ``TMPDIR``): the
+    sandbox folders such a run leaves are this test's, and no other test's grader, sweeping the shared ``/tmp`` for a
+    killed run's leftovers, removes them first or reports them. ``remove_dead_boxes`` in this test looks there only."""
+    import tempfile
+
+    from autograder.sandbox import runtime
+    from autograder.sandbox.worker.cleanup import remove_tree
+
+    folder = Path(tempfile.mkdtemp(prefix="autograder-test-killed-", dir="/tmp"))
+    folder.chmod(0o755)  # a root grader's sandbox user traverses it to reach its box
+    monkeypatch.setattr(runtime.tempfile, "tempdir", str(folder))
+    monkeypatch.setattr(runtime, "TMP_FOLDERS", ())
+    yield folder
+    remove_tree(str(folder))

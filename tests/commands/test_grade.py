@@ -103,7 +103,7 @@ def test_results_name_the_sandbox_for_staff_only(reference_results):
     assert "sandbox:" not in reference_results["output"]
 
 
-def test_a_grader_that_dies_leaves_what_it_graded(tmp_path, assignment):
+def test_a_grader_that_dies_leaves_what_it_graded(tmp_path, assignment, killed_run_tmp):
     """results.json is rewritten after each problem: kill the grader while the second problem hangs."""
     import os
     import signal
@@ -116,7 +116,8 @@ def test_a_grader_that_dies_leaves_what_it_graded(tmp_path, assignment):
     sub = reference_submission(tmp_path / "sub", replace={second: hang})
     out = tmp_path / "results.json"
     proc = subprocess.Popen([sys.executable, "-m", "autograder", "grade", str(sub), "--out", str(out), "-q"], cwd=paths.ROOT,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                            env=dict(os.environ, TMPDIR=str(killed_run_tmp)), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + 300
         while not out.exists() and time.monotonic() < deadline and proc.poll() is None:

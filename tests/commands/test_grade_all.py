@@ -13,9 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import pytest
 
@@ -312,13 +310,13 @@ def alive(process):
     return fields[19] == process[1] and fields[0] != "Z"
 
 
-def test_kill_9_of_grade_all_leaves_no_process_running(tmp_path):
+def test_kill_9_of_grade_all_leaves_no_process_running(tmp_path, killed_run_tmp):
     root = one_problem_root(tmp_path, MODULE)
     subs = tmp_path / "subs"
     for i in range(8):
         (subs / f"s{i}").mkdir(parents=True)
         (subs / f"s{i}" / f"{MODULE}.py").write_text(solutions.reference_path(MODULE).read_text())
-    env = dict(os.environ, AUTOGRADER_ROOT=str(root))
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), TMPDIR=str(killed_run_tmp))
     parent = subprocess.Popen([sys.executable, "-m", "autograder", "grade-all", str(subs), "--out", str(tmp_path / "o" / "grades.csv"),
                                "--jobs", "2"], cwd=paths.PACKAGE_DIR.parent, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -340,8 +338,7 @@ def test_kill_9_of_grade_all_leaves_no_process_running(tmp_path):
     # Its jobs' sandbox folders (students' modules) stay behind; the next run removes them, and only them.
     from autograder.sandbox import runtime
 
-    folders = [Path(f) for f in dict.fromkeys((tempfile.gettempdir(), *runtime.TMP_FOLDERS))]
-    boxes = {b for f in folders for pid, _ in running for b in f.glob(f"{runtime.BOX_PREFIX}{pid}-*")}
+    boxes = {b for pid, _ in running for b in killed_run_tmp.glob(f"{runtime.BOX_PREFIX}{pid}-*")}
     assert boxes, "the killed run's jobs made no sandbox folder"
     assert boxes <= set(runtime.remove_dead_boxes()) and not any(b.exists() for b in boxes)
 
