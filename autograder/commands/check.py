@@ -15,7 +15,8 @@ NAME = "check"
 HELP = "run the public tests on your modules"
 DESCRIPTION = (
     "Run the public tests on the modules in DIR (a folder or a .zip, as you would upload it) and print a table "
-    "per problem. Exit 0 only if all pass. `python -m autograder submit` then writes the zip to upload."
+    "per problem. Exit 0 only if all pass, 3 if the grader could not judge some (its fault, not yours). "
+    "`python -m autograder submit` then writes the zip to upload."
 )
 
 
@@ -44,4 +45,4 @@ def run(args: argparse.Namespace) -> int:
     report = grading_check.run(folder, assignment, modules)
     print(terminal.render(report, title=f"Public tests on {folder}"))
     print(grading_check.verdict(report, assignment))
-    return 0 if report.all_passed else 1
+    return 3 if report.grader_faults else 0 if report.all_passed else 1

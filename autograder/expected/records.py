@@ -21,9 +21,8 @@ from typing import Any
 
 from .. import settings
 from ..model import manifest, paths
-from ..sandbox.errors import SandboxFault
 from ..settings import KEEP_CACHED
-from .store import Store, decode
+from .store import MissingExpected, Store, decode
 
 # Harness files whose change changes what gets recorded (the cache's key includes them).
 RECORDING_CODE = (
@@ -45,11 +44,6 @@ RECORDING_CODE = (
 CACHE = Path(settings.AUTOGRADER_EXPECTED_CACHE.value()
              or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "autograder" / "expected")
 SHIPPED_NAME = "expected"
-
-
-class MissingExpected(SandboxFault):
-    """No expected value was recorded for a call the tests make: the records and the tests are out of sync (a grader
-    fault)."""
 
 
 def signature(module: str, func: str) -> inspect.Signature | None:
@@ -150,7 +144,11 @@ def cached_store(module: str, fingerprint_: str | None = None) -> Store:
     """``module``'s records in the staff checkout's cache, recorded first if its sources changed (unless
     ``fingerprint_`` says which records are current: ``refresh_cache`` just said so)."""
     fingerprint_ = fingerprint_ or refresh_cache([module])[module]
-    return Store.load(cached_folder(module, fingerprint_), module)
+    try:
+        return Store.load(cached_folder(module, fingerprint_), module)
+    except MissingExpected:  # damaged in the cache (a full disk, a killed copy): recorded again
+        (cached_folder(module, fingerprint_) / f"{module}.json").unlink(missing_ok=True)
+        return Store.load(cached_folder(module, refresh_cache([module])[module]), module)
 
 
 def save_cached(store_: Store, fingerprint_: str) -> None:
@@ -185,12 +183,16 @@ class _locked:
 _just_checked: dict[
     str, str
 ] = {}  # fingerprints ``preload`` found current, so that ``store`` does not read every file again
+# Why ``preload`` could not open a module's records: each later lookup fails at once, never tries (or records) again.
+_unusable: dict[str, str] = {}
 
 
 @functools.cache
 def store(module: str) -> Store:
     """The records of ``module``: shipped with the zip or handout, else the staff checkout's cache (re-recorded if
     stale)."""
+    if module in _unusable:
+        raise MissingExpected(_unusable[module])
     shipped = shipped_folder()
     if (shipped / f"{module}.json").is_file():
         return Store.load(shipped, module)
@@ -202,16 +204,23 @@ def store(module: str) -> Store:
     return cached_store(module, _just_checked.pop(module, None))
 
 
-def preload(modules: list[str]) -> None:
+def preload(modules: list[str]) -> dict[str, str]:
     """Open the records of ``modules`` now, before any student code runs (stale caches are re-recorded in one
-    process)."""
+    process). Returns why some could not be opened (missing, damaged): those problems' tests that need a record cannot
+    be judged, a grader fault; a caller that grades many submissions refuses to start instead."""
+    for module in modules:
+        _unusable.pop(module, None)
     if not all((shipped_folder() / f"{m}.json").is_file() for m in modules) and all(
         (paths.REFERENCE / f"{m}.py").is_file() for m in modules
     ):
         _just_checked.update(refresh_cache(modules))
     for module in modules:
-        store(module)
+        try:
+            store(module)
+        except MissingExpected as exc:
+            _unusable[module] = str(exc)
     _just_checked.clear()  # a store loaded before holds; a later load checks its files again
+    return {module: _unusable[module] for module in modules if module in _unusable}
 
 
 def reference_output(module: str, func: str, args: tuple, kwargs: dict) -> Any:

@@ -23,8 +23,27 @@ from typing import Any
 import numpy as np
 
 from ..sandbox import GRADER_MAKE, to_array
+from ..sandbox.errors import SandboxFault
 from ..sandbox.worker import wire
 from ..settings import KEEP_INPUT_ELEMENTS
+
+
+class MissingExpected(SandboxFault):
+    """No usable expected value for a call the tests make: the records and the tests are out of sync, or the records'
+    files are damaged (a grader fault: the test cannot be judged, the others can)."""
+
+
+# Whatever a damaged .json or .npz of a store raises as it is read.
+DAMAGE = (OSError, EOFError, ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile)
+
+
+def damaged(path: Path, exc: BaseException) -> MissingExpected:
+    """The fault of a store's file that cannot be read as ``save`` wrote it."""
+    return MissingExpected(
+        f"the recorded expected values in {path.name} are damaged ({type(exc).__name__}: {exc}), a fault of the "
+        "grader's files, not of the code graded; get them again (on your machine: download the handout again; on "
+        "Gradescope: the course staff build the zip again)"
+    )
 
 
 def encode_inputs(args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
@@ -136,7 +155,11 @@ class Store:
     def load(cls, folder: Path, module: str) -> Store:
         """Read what ``save`` wrote: the index now, each array when a lookup needs it (the grader's memory is the
         student's room)."""
-        data = json.loads((folder / f"{module}.json").read_text(encoding="utf-8"))
+        index = folder / f"{module}.json"
+        try:
+            data = json.loads(index.read_text(encoding="utf-8"))
+        except DAMAGE as exc:
+            raise damaged(index, exc) from exc
         npz = _StoredArrays(folder / f"{module}.npz")
         lock = threading.Lock()
 
@@ -144,12 +167,15 @@ class Store:
             tree, first, count = item
             return tree, _Blobs(npz, lock, first, count)
 
-        store = cls(module, hints=data["hints"], signatures=data["signatures"])
-        for item in data["calls"]:
-            store.entries[item["key"]] = Entry(item["func"], get(item["inputs"]), item["public"],
-                                               get(item["output"]) if "output" in item else None,
-                                               {name: get(v) for name, v in item.get("mistakes", {}).items()},
-                                               exact_only=item.get("exact_only", False))
+        try:
+            store = cls(module, hints=dict(data["hints"]), signatures=dict(data["signatures"]))
+            for item in data["calls"]:
+                store.entries[item["key"]] = Entry(item["func"], get(item["inputs"]), item["public"],
+                                                   get(item["output"]) if "output" in item else None,
+                                                   {name: get(v) for name, v in item.get("mistakes", {}).items()},
+                                                   exact_only=item.get("exact_only", False))
+        except DAMAGE as exc:
+            raise damaged(index, exc) from exc
         return store
 
 
@@ -159,10 +185,20 @@ class _StoredArrays:
     bytes from there. An entry numpy did not store as it is (compressed) is left to numpy."""
 
     def __init__(self, path: Path) -> None:
-        self.npz = np.load(path, allow_pickle=False)
+        self.path = path
+        try:
+            self.npz = np.load(path, allow_pickle=False)
+        except DAMAGE as exc:
+            raise damaged(path, exc) from exc
         self.places: dict[str, tuple[int, np.dtype, tuple[int, ...], bool] | None] = {}
 
     def __getitem__(self, name: str) -> np.ndarray:
+        try:
+            return self._read(name)
+        except DAMAGE as exc:
+            raise damaged(self.path, exc) from exc
+
+    def _read(self, name: str) -> np.ndarray:
         if name not in self.places:
             self.places[name] = self._place(name)
         place = self.places[name]
@@ -171,7 +207,7 @@ class _StoredArrays:
         offset, dtype, shape, fortran = place
         data = bytearray(math.prod(shape) * dtype.itemsize)  # writable, as numpy's own reading gives it
         if data and os.preadv(self.npz.zip.fp.fileno(), [data], offset) != len(data):
-            raise ValueError(f"{name} is cut short in {self.npz.fid.name if self.npz.fid else 'the store'}")
+            raise ValueError(f"{name} is cut short")
         return np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
 
     def _place(self, name: str) -> tuple[int, np.dtype, tuple[int, ...], bool] | None:

@@ -189,13 +189,18 @@ def open_sessions(assignment: Assignment, count: int | None = None) -> list[Work
 def verdict(report: GradeReport, assignment: Assignment) -> str:
     """What the result means for the grade, in words: all passed or how many failed, and what the hidden tests carry."""
     tests = [t for p in report.problems for t in p.tests]
-    failed = sum(not t.passed for t in tests)
+    unjudged = len(report.grader_faults)
+    failed = sum(not t.passed for t in tests) - unjudged
     worth = {p.module: p.points for p in assignment.problems}
     public = sum(p.max_points for p in report.problems)
     total = sum(worth[p.module] for p in report.problems)
     whose = "this problem's" if len(report.problems) == 1 else "these problems'"
     share = (f"The public tests carry {public:g} of {whose} {total:g} points; the hidden tests, run on Gradescope "
              "after you submit, carry the rest.")
+    if unjudged:
+        fails = f"; {failed} of the others fail" if failed else ", and all the others pass"
+        return (f"{unjudged} of {len(tests)} public tests could not be judged, a fault of the grader's files and not "
+                f"of your code (see above){fails}. {share}")
     if failed == 0:
         return f"All {len(tests)} public tests pass. {share} Passing the public tests does not guarantee full marks."
     return f"{failed} of {len(tests)} public tests fail (see above). {share}"

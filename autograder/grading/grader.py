@@ -134,8 +134,8 @@ def fault_notes(report: GradeReport) -> list[str]:
     """What staff must know of the tests the grader could not judge (no recorded expected value): its fault, not the
     student's; the rest of the submission was graded, and these tests are due a regrade once the records are rebuilt."""
     return [
-        f"grader fault ({scores.NO_EXPECTED}): {t.full_name} could not be judged, no expected value is recorded for a "
-        "call it makes; rebuild the expected values and regrade"
+        f"grader fault ({scores.NO_EXPECTED}): {t.full_name} could not be judged, the expected value of a call it "
+        "makes is not recorded or its file is damaged; rebuild the expected values and regrade"
         for t in report.grader_faults
     ]
 

@@ -143,8 +143,8 @@ def run_test(spec: TestSpec, env: dict[str, Any], problem: str) -> TestResult:
         except MissingExpected as exc:  # the records miss a call this test makes: it cannot be judged, the others can
             passed, failure = False, NO_EXPECTED
             message = (
-                f"This test could not be judged: {exc}. The course staff are told; the test will be graded again "
-                "once the grader is fixed."
+                f"This test could not be judged: {exc}. It is no fault of your code: the test is judged again once the "
+                "grader's files are mended."
             )
         except SandboxFault:
             raise  # the grader's machine failed, not the student: no test may score it

@@ -121,7 +121,9 @@ def check_assignment(assignment: Assignment | None = None) -> tuple[Assignment, 
     try:
         assignment = assignment or manifest.load()
         grader.load_all_tests(assignment)
-        expected_records.preload(assignment.modules)
+        unusable = expected_records.preload(assignment.modules)
+        if unusable:
+            raise expected_records.MissingExpected("; ".join(unusable.values()))
         return assignment, fingerprint.of(assignment)
     except Exception as exc:  # noqa: BLE001 - whatever it is, no submission can be graded with it
         raise RunError(

@@ -133,3 +133,35 @@ def test_preloading_from_the_cache_reads_each_problem_s_files_once(monkeypatch):
         assert counted == [modules[0]]
     finally:
         records.store.cache_clear()
+
+
+def test_preload_says_which_records_cannot_be_opened_and_no_later_lookup_tries_again(store, monkeypatch):
+    monkeypatch.setattr(records, "_unusable", {})  # what this test's preloads found goes with it
+    shipped = paths.ASSIGNMENTS / records.SHIPPED_NAME
+    (shipped / "demo.json").write_text('{"module": "de')
+    records.store.cache_clear()
+    assert set(records.preload(["demo"])) == {"demo"} and "demo.json are damaged" in records.preload(["demo"])["demo"]
+    load = records.Store.load
+    monkeypatch.setattr(records.Store, "load", lambda *a: pytest.fail("opened again"))
+    with pytest.raises(records.MissingExpected, match="demo.json are damaged"):
+        records.reference_output("demo", "f", (store, 3), {})
+    monkeypatch.setattr(records.Store, "load", load)
+    (shipped / "demo.json").unlink()  # missing: said the same way
+    assert list(records.preload(["demo"])) == ["demo"] and "demo.json is missing" in records.preload(["demo"])["demo"]
+
+
+def test_a_damaged_cached_store_is_recorded_again(tmp_path, monkeypatch):
+    made = Store("demo", hints={"h": "a hint"})
+    folder = tmp_path / "demo-print"
+    recorded = []
+
+    def refresh(modules):
+        recorded.append(modules)
+        made.save(folder)
+        return {"demo": "print"}
+
+    monkeypatch.setattr(records, "cached_folder", lambda module, fingerprint_: folder)
+    monkeypatch.setattr(records, "refresh_cache", refresh)
+    made.save(folder)
+    (folder / "demo.json").write_text("{")  # a copy cut short (a full disk, a killed run)
+    assert records.cached_store("demo", "print").hints == {"h": "a hint"} and recorded == [["demo"]]

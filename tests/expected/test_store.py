@@ -52,3 +52,26 @@ def test_numpys_reading_of_the_zip_runs_once_per_array(loaded, monkeypatch):
 def test_where_the_system_cannot_read_at_an_offset_numpy_reads(loaded, monkeypatch):
     monkeypatch.delattr("os.preadv")
     assert all(np.array_equal(got, saved) for got, saved in zip(outputs(loaded), SAVED, strict=True))
+
+
+@pytest.mark.parametrize(("file", "damage"), [
+    ("demo.json", lambda data: data[: len(data) // 2]),          # cut short
+    ("demo.json", lambda data: b'{"module": "demo"}'),             # whole, but not what save wrote
+    ("demo.json", lambda data: b"\xff\xfe" + data),                # not UTF-8
+    ("demo.npz", lambda data: data[:100]),                         # not a zip any more
+])
+def test_a_damaged_file_is_the_graders_fault_naming_the_file_and_the_fix(tmp_path, file, damage):
+    made = Store("demo")
+    entry = Entry("f", encode_inputs((0,), {}), True, wire.encode(SAVED[0], codec.to_array))
+    made.entries[exact_key("f", *entry.inputs)] = entry
+    made.save(tmp_path)
+    (tmp_path / file).write_bytes(damage((tmp_path / file).read_bytes()))
+    with pytest.raises(store_module.MissingExpected, match=rf"{file} are damaged .*download the handout again"):
+        Store.load(tmp_path, "demo")
+
+
+def test_an_array_damaged_after_its_store_was_opened_is_the_graders_fault(loaded, tmp_path):
+    npz = tmp_path / "demo.npz"
+    npz.write_bytes(npz.read_bytes()[: npz.stat().st_size // 3])  # the arrays are read when a lookup needs them
+    with pytest.raises(store_module.MissingExpected, match="demo.npz are damaged"):
+        outputs(loaded)

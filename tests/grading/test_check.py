@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from autograder.grading import check as grading_check
-from autograder.model import paths
+from autograder.model import paths, scores
 from autograder.sandbox import identity, runtime
 
 
@@ -32,6 +32,17 @@ def test_the_verdict_says_what_passing_means(assignment):
     problem = assignment.problem("receptive_field")
     assert text.startswith(f"{tests} of {tests} public tests fail")
     assert f"carry {report.max_points:g} of this problem's {problem.points:g} points" in text and "after you submit" in text
+
+
+def test_tests_that_could_not_be_judged_are_counted_apart_from_the_failures(assignment):
+    report = grading_check.run(paths.REFERENCE, assignment, ["receptive_field"])
+    unjudged = report.problems[0].tests[0]
+    unjudged.passed, unjudged.failure = False, scores.NO_EXPECTED
+    text = grading_check.verdict(report, assignment)
+    assert text.startswith(f"1 of {len(report.problems[0].tests)} public tests could not be judged, a fault of the "
+                           "grader's files and not of your code (see above), and all the others pass."), text
+    report.problems[0].tests[1].passed = False
+    assert "(see above); 1 of the others fail." in grading_check.verdict(report, assignment)
 
 
 STUDENT_MISTAKES = {

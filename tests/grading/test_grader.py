@@ -82,3 +82,27 @@ def test_a_missing_record_costs_only_the_tests_that_needed_it_and_every_other_pr
             assert not failed and problem.points == problem.max_points, [(t.name, t.message) for t in failed]
     assert report.grader_faults and all(t.problem in {m for m, _ in unrecorded} for t in report.grader_faults)
     assert grader.fault_notes(report) and set(grader.fault_notes(report)) <= set(report.staff_notes)
+
+
+def test_a_damaged_record_file_costs_only_its_problem_s_judgements_and_every_other_problem_is_graded(assignment, tmp_path,
+                                                                                                    monkeypatch):
+    # The handout's or the zip's records of one problem damaged (a sync tool, a cut download): that problem's tests
+    # cannot be judged, a grader fault; every other problem is graded as usual from its own records.
+    shipped = tmp_path / "expected"
+    shipped.mkdir()
+    (shipped / "complexity.json").write_text('{"module": "complexity", "hints": {"cut sh')
+    monkeypatch.setattr(records, "shipped_folder", lambda root=None: shipped)
+    monkeypatch.setattr(records, "_unusable", {})
+    records.store.cache_clear()
+    try:
+        report = grader.grade(paths.REFERENCE, assignment)
+    finally:
+        records.store.cache_clear()
+    for problem in report.problems:
+        if problem.module == "complexity":
+            failed = [t for t in problem.tests if not t.passed]  # the tests that check a property alone still pass
+            assert failed and all(t.failure == scores.NO_EXPECTED and "complexity.json are damaged" in t.message
+                                  for t in failed)
+        else:
+            assert problem.points == problem.max_points, [(t.name, t.message) for t in problem.tests if not t.passed]
+    assert report.grader_faults and set(grader.fault_notes(report)) <= set(report.staff_notes)

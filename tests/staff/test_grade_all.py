@@ -434,6 +434,20 @@ def test_the_check_leaves_no_recorded_values_open_for_the_jobs_to_share(tmp_path
     assert open_npz_files() == []
 
 
+def test_records_that_cannot_be_opened_stop_the_run_before_any_submission(tmp_path, monkeypatch):
+    """One submission with a problem that cannot be judged is a fault to report; a whole class of them is a run to
+    refuse: nothing graded or written, the file and the fix named."""
+    from autograder.expected import records
+
+    shipped = tmp_path / "expected"
+    shipped.mkdir()
+    (shipped / "qkv_arithmetic.json").write_text("[")
+    monkeypatch.setattr(records, "shipped_folder", lambda root=None: shipped)
+    monkeypatch.setattr(records, "_unusable", {})
+    with pytest.raises(grade_all.RunError, match=r"cannot be graded.*qkv_arithmetic.json are damaged"):
+        grade_all.check_assignment(one_problem(tmp_path))
+
+
 def test_a_submission_the_grader_failed_on_is_graded_again_by_a_rerun(tmp_path, fake, monkeypatch):
     small = one_problem(tmp_path)
     subs, out = fake_folder(tmp_path), tmp_path / "out" / "grades.csv"

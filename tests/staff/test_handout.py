@@ -113,6 +113,21 @@ def test_check_runs_from_the_extracted_handout(handout, assignment, tmp_path):
     assert proc.returncode == 1 and "Expected:" in proc.stdout and "qkv_arithmetic.attention_scores(" in proc.stdout, proc.stdout[-3000:]
 
 
+def test_a_damaged_record_in_the_handout_is_the_graders_fault_and_the_rest_is_checked(handout, assignment, tmp_path):
+    root = extract(handout, tmp_path)
+    for module in assignment.modules:
+        shutil.copy(paths.REFERENCE / f"{module}.py", root / "student_template" / f"{module}.py")
+    damaged = root / "assignments" / "expected" / "shift_matrix.json"
+    damaged.write_bytes(damaged.read_bytes()[:300])  # a download or a sync tool cut it short
+    proc = student_check(root)
+    assert proc.returncode == 3, proc.stdout[-3000:] + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "shift_matrix.json are damaged" in proc.stdout and "download the handout again" in proc.stdout
+    verdict = proc.stdout.strip().splitlines()[-1]
+    assert "could not be judged, a fault of the grader's files and not of your code" in verdict
+    assert "all the others pass" in verdict, verdict
+
+
 def test_make_submission_zips_the_six_modules(handout, assignment, tmp_path):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
