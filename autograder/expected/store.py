@@ -40,9 +40,8 @@ DAMAGE = (OSError, EOFError, ValueError, KeyError, TypeError, IndexError, zipfil
 def damaged(path: Path, exc: BaseException) -> MissingExpected:
     """The fault of a store's file that cannot be read as ``save`` wrote it."""
     return MissingExpected(
-        f"the recorded expected values in {path.name} are damaged ({type(exc).__name__}: {exc}), a fault of the "
-        "grader's files, not of the code graded; get them again (on your machine: download the handout again; on "
-        "Gradescope: the course staff build the zip again)"
+        f"the recorded expected values in {path.name} are damaged ({type(exc).__name__}: {exc}); get them again (on "
+        "your machine: download the handout again; on Gradescope: the course staff build the zip again)"
     )
 
 
