@@ -133,10 +133,14 @@ def grade(
 def fault_notes(report: GradeReport) -> list[str]:
     """What staff must know of the tests the grader could not judge (no recorded expected value): its fault, not the
     student's; the rest of the submission was graded, and these tests are due a regrade once the records are rebuilt."""
+    unjudged: dict[str, list[str]] = {}
+    for t in report.grader_faults:
+        unjudged.setdefault(t.problem, []).append(t.name)
     return [
-        f"grader fault ({scores.NO_EXPECTED}): {t.full_name} could not be judged, the expected value of a call it "
-        "makes is not recorded or its file is damaged; rebuild the expected values and regrade"
-        for t in report.grader_faults
+        f"grader fault ({scores.NO_EXPECTED}): {problem}: {', '.join(names)} could not be judged ({len(names)} "
+        f"test{'s' if len(names) > 1 else ''}): the expected value of a call made is not recorded or its file is "
+        "damaged; rebuild the expected values and regrade"
+        for problem, names in unjudged.items()
     ]
 
 
