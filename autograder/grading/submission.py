@@ -45,6 +45,14 @@ SKIPPED_FOLDERS = {
 ZIP_ERRORS = (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, EOFError, zlib.error, lzma.LZMAError)
 
 
+def _why(exc: Exception) -> str:
+    """Why a file could not be read, after "could not be read: ": the harness's own reasons read after "it" ("it is
+    a link"); a damaged zip's, in the zip library's words, as damage."""
+    if isinstance(exc, (ValueError, SubmissionError)):
+        return f"it {exc}"
+    return f"its bytes in the zip are damaged ({exc})"
+
+
 class SubmissionError(Exception):
     """The submission cannot be read at all (not a folder, not a zip, corrupt zip)."""
 
@@ -150,9 +158,9 @@ def _located_in(tree: _Tree, modules: list[str]) -> Located:
             nested = _zip_tree(zf, "", f"{tree.label}/{inner}")
             found = _from_entries(nested.entries, modules, nested.read, nested.label)
     except (ValueError, SubmissionError, *ZIP_ERRORS) as exc:
-        located.ignored = [e if e != inner else f"{inner} (could not be read: it {exc})" for e in located.ignored]
+        located.ignored = [e if e != inner else f"{inner} (could not be read: {_why(exc)})" for e in located.ignored]
         # The modules are in a zip that cannot be read, not absent: unreadable, so staff see it and no 0 is uploaded.
-        located.problems = {m: f"{inner} could not be read: it {exc}" for m in located.problems}
+        located.problems = {m: f"{inner} could not be read: {_why(exc)}" for m in located.problems}
         located.missing = []
         return located
     found.ignored = [e for e in located.ignored if e != inner] + [f"{inner}/{e}" for e in found.ignored]
@@ -253,10 +261,10 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
                 located.sources[module] = read(where[0])
                 located.paths[module] = where[0]
             except ValueError as exc:  # the file as submitted: a link, too large
-                located.problems[module] = f"{where[0]} could not be read: it {exc}"
+                located.problems[module] = f"{where[0]} could not be read: {_why(exc)}"
                 located.unusable.append(module)
             except ZIP_ERRORS as exc:
-                located.problems[module] = f"{where[0]} could not be read: it {exc}"
+                located.problems[module] = f"{where[0]} could not be read: {_why(exc)}"
     rest = sorted(e for e in safe if e not in used and not _is_noise(e))
     for entry in rest:
         module = near_miss(entry.rsplit("/", 1)[-1], modules)

@@ -50,7 +50,8 @@ def test_a_symlinked_or_broken_inner_zip_is_refused_and_named(tmp_path):
     located = submission.locate(broken, MODULES)
     assert not located.sources and any(e.startswith("hw.zip (could not be read") for e in located.ignored)
     assert set(located.problems) == set(MODULES)
-    assert located.missing == [] and all(p.startswith("hw.zip could not be read: it ") for p in located.problems.values())
+    assert located.missing == [] and all(p.startswith("hw.zip could not be read: its bytes in the zip are damaged (")
+                                         for p in located.problems.values())
 
 
 def test_a_module_with_a_bad_crc_is_unreadable_not_missing(tmp_path):
@@ -176,7 +177,8 @@ def test_a_damaged_deflated_module_is_unreadable_never_an_exception(tmp_path):
     (tmp_path / "sub.zip").write_bytes(damage_deflated(zip_bytes(SOURCES), "qkv_arithmetic.py"))
     located = submission.locate(tmp_path / "sub.zip", MODULES)
     assert located.sources == {"complexity": b"# complexity\n"}
-    assert "could not be read: it Error -3 while decompressing data" in located.problems["qkv_arithmetic"]
+    assert "could not be read: its bytes in the zip are damaged (Error -3 while decompressing data" \
+        in located.problems["qkv_arithmetic"]
     assert located.kind("qkv_arithmetic") == scores.UNREADABLE
 
 

@@ -57,7 +57,7 @@ def test_needs_attention_lists_zero_ungraded_unreadable_and_timed_out_with_the_r
     for problem in empty.problems:
         problem.kind, problem.status = scores.MISSING, f"{problem.module}.py was not found in the submission"
     unread = make_report("unread", {"p": [("t1", 1, True)], "q": [("u", 1, False)]})
-    unread.problems[1].kind, unread.problems[1].status = scores.UNREADABLE, "q.py could not be read: it Bad CRC-32"
+    unread.problems[1].kind, unread.problems[1].status = scores.UNREADABLE, "q.py could not be read: its bytes in the zip are damaged (Bad CRC-32)"
     slow = make_report("slow", {"p": [("t1", 1, True)], "q": [("u", 1, False), ("v", 1, False)]})
     slow.problems[1].tests[0].failure = slow.problems[1].tests[1].failure = "timeout"
     named = {r.submission: r for r in [*REPORTS, zero, empty, unread, slow]}
@@ -68,7 +68,7 @@ def test_needs_attention_lists_zero_ungraded_unreadable_and_timed_out_with_the_r
     assert found["empty"].reasons == ("scored 0: no module file found",) and found["empty"].total == "0"
     assert found["gone"].reasons == ("no folder gone/",) and found["gone"].total == ""
     assert found["slow"].reasons == ("timed out: q (2 tests)",) and found["slow"].total == "1"
-    assert found["unread"].reasons == ("could not read q: q.py could not be read: it Bad CRC-32",)
+    assert found["unread"].reasons == ("could not read q: q.py could not be read: its bytes in the zip are damaged (Bad CRC-32)",)
     assert found["zero"].reasons == ("scored 0",) and found["zero"].students == "Zed"
 
 

@@ -51,7 +51,7 @@ def test_a_student_in_two_submissions_gets_the_latest_and_no_row_carries_another
     reports = {name: make_report(name, {"m": [("a", points, True)]}) for name, points in
                (("s_old", 1), ("s_new", 2), ("s_group", 3), ("s_other", 4), ("s_unread", 5))}
     reports["s_unread"].problems[0].kind = scores.UNREADABLE
-    reports["s_unread"].problems[0].status = "qkv.py could not be read: it Bad CRC-32"
+    reports["s_unread"].problems[0].status = "qkv.py could not be read: its bytes in the zip are damaged (Bad CRC-32)"
     eve, eve_typo = Student("Eve", "20", "eve@x"), Student("Eve T", "21", "EVE@x")  # the same email, another SID
     roster = {
         "s_old": Entry((eve,), created_at="2024-03-01T10:00:00-08:00"),
@@ -65,7 +65,7 @@ def test_a_student_in_two_submissions_gets_the_latest_and_no_row_carries_another
     assert "s_old: Eve has a later submission, s_new" in upload.left_out
     assert "s_other: Fay has a later submission, s_group" in upload.left_out
     assert [r for r in upload.left_out if r.startswith("s_unread")] == [
-        "s_unread: could not read: qkv.py could not be read: it Bad CRC-32; ask the student for the file, or download the export again"]
+        "s_unread: could not read: qkv.py could not be read: its bytes in the zip are damaged (Bad CRC-32); ask the student for the file, or download the export again"]
     assert len(upload.conflicts) == 1 and "s_new: Eve T <EVE@x> SID 21; s_old: Eve <eve@x> SID 20" in upload.conflicts[0]
     assert "uploaded the latest, s_new" in upload.conflicts[0]
 

@@ -515,8 +515,8 @@ def test_one_upload_rule_packaging_costs_the_problem_damage_is_left_out_and_the_
     assert rows["submission_1"]["status"].startswith("complexity: complexity.py was found 2 times (complexity.py, copy/complexity.py)")
     assert rows["submission_2"]["status"].startswith("complexity: complexity.py was not found in the submission; did you mean "
                                                      "Complexity (1).py?")
-    assert rows["submission_3"]["status"].startswith("could not read complexity: complexity.py could not be read: it Error -3 "
-                                                     "while decompressing data")
+    assert rows["submission_3"]["status"].startswith("could not read complexity: complexity.py could not be read: its bytes "
+                                                     "in the zip are damaged (Error -3 while decompressing data")
     kept = f"{two.problem('qkv_arithmetic').points:g}"  # the problem not lost to packaging
     assert [r[1] for r in upload.rows] == ["0", "1", "2"] and [r[3] for r in upload.rows][1:] == [kept, kept]
     assert len(upload.left_out) == 1 and upload.left_out[0].startswith("submission_3: could not read complexity") \
