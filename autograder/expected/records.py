@@ -22,7 +22,7 @@ from typing import Any
 from .. import settings
 from ..model import manifest, paths
 from ..settings import KEEP_CACHED
-from .store import MissingExpected, Store, decode
+from .store import GET_AGAIN, MissingExpected, Store, decode
 
 # Harness files whose change changes what gets recorded (the cache's key includes them).
 RECORDING_CODE = (
@@ -198,8 +198,8 @@ def store(module: str) -> Store:
         return Store.load(shipped, module)
     if not (paths.REFERENCE / f"{module}.py").is_file():
         raise MissingExpected(
-            f"no expected values are recorded for {module} (assignments/{SHIPPED_NAME}/{module}.json is missing); "
-            "tell the course staff"
+            f"no expected values are recorded for {module} (assignments/{SHIPPED_NAME}/{module}.json is missing); get "
+            f"it again ({GET_AGAIN})"
         )
     return cached_store(module, _just_checked.pop(module, None))
 

@@ -37,11 +37,15 @@ class MissingExpected(SandboxFault):
 DAMAGE = (OSError, EOFError, ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile)
 
 
+# How a missing or damaged store is mended, wherever it was shipped.
+GET_AGAIN = "on your machine: download the handout again; on Gradescope: the course staff build the zip again"
+
+
 def damaged(path: Path, exc: BaseException) -> MissingExpected:
     """The fault of a store's file that cannot be read as ``save`` wrote it."""
     return MissingExpected(
-        f"the recorded expected values in {path.name} are damaged ({type(exc).__name__}: {exc}); get them again (on "
-        "your machine: download the handout again; on Gradescope: the course staff build the zip again)"
+        f"the recorded expected values in {path.name} are damaged ({type(exc).__name__}: {exc}); get them again "
+        f"({GET_AGAIN})"
     )
 
 
