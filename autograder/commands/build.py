@@ -9,6 +9,7 @@ from pathlib import Path
 from ..gradescope import build
 from ..grading import time_rules
 from ..model import manifest
+from .common import unwritable
 
 NAME = "build"
 HELP = "build the Gradescope autograder zip"
@@ -20,6 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    why = unwritable(Path(args.out), "autograder.zip")
+    if why is not None:
+        print(f"error: {why}", file=sys.stderr)
+        return 2
     assignment = manifest.load()
     too_long = time_rules.bound_problem(assignment)
     if too_long:

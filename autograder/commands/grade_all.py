@@ -12,6 +12,7 @@ from ..reports.terminal import one_line, safe
 from ..sandbox import policy
 from ..sandbox.policy import refuse_unsandboxed
 from ..staff import grade_all
+from .common import at_least_one, unwritable
 
 NAME = "grade-all"
 HELP = "staff: grade every submission (folder or zip) in DIR, or a Gradescope export, into a CSV"
@@ -36,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", default="grades.csv", help="the CSV to write; the other outputs go beside it (default: ./grades.csv)"
     )
-    parser.add_argument("-j", "--jobs", type=int, default=2, help="submissions graded at once (default: 2)")
+    parser.add_argument("-j", "--jobs", type=at_least_one, default=2, help="submissions graded at once (default: 2)")
     parser.add_argument(
         "--force",
         action="store_true",
@@ -91,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
     source, out = Path(args.dir), Path(args.out)
     if not source.exists():
         return _error(f"{source} does not exist; pass a folder of submissions or a Gradescope export")
+    why = unwritable(out, "grades.csv")
+    if why is not None:
+        return _error(why)
     if args.merge and args.shard:
         return _error("--merge and --shard do not go together: grade each shard, then merge them in another run")
     try:

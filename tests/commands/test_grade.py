@@ -64,6 +64,18 @@ def test_unreadable_submissions_still_write_results(tmp_path, make):
     assert ("not found" in text) or ("not a readable zip" in text) or ("does not exist" in text) or ("neither" in text)
 
 
+def test_an_out_that_cannot_be_written_is_explained_before_grading(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "a_file").write_text("")
+    for out, says in ((tmp_path / "a_file" / "results.json", "a_file is a file, not a folder"),
+                      (tmp_path, f"e.g. --out {tmp_path / 'results.json'}")):
+        proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(paths.REFERENCE), "--out", str(out), "-q"],
+                              cwd=paths.ROOT, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and says in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
 def test_broken_modules_cost_only_their_own_problem(tmp_path, assignment):
     modules = assignment.modules
     if len(modules) < 3:

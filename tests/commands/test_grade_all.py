@@ -358,6 +358,13 @@ def test_bad_arguments_are_explained_before_any_grading(tmp_path):
     (tmp_path / "o" / "records" / "x.json").write_text("{}")
     proc = grade_all(root, tmp_path, "--out", tmp_path / "o" / "grades.csv", "--against", tmp_path / "o")
     assert proc.returncode == 2 and "is where this run writes" in proc.stderr
+    (tmp_path / "a_file").write_text("")
+    proc = grade_all(root, tmp_path, "--out", tmp_path / "a_file" / "run" / "grades.csv")
+    assert proc.returncode == 2 and "a_file is a file, not a folder" in proc.stderr and "Traceback" not in proc.stderr
+    proc = grade_all(root, tmp_path, "--out", tmp_path / "o")
+    assert proc.returncode == 2 and f"pass the file to write, e.g. --out {tmp_path / 'o' / 'grades.csv'}" in proc.stderr
+    proc = grade_all(root, tmp_path, "--out", tmp_path / "o2" / "grades.csv", "--jobs", "0")
+    assert proc.returncode == 2 and "--jobs: 0 is too few: at least 1" in proc.stderr and not (tmp_path / "o2").exists()
 
 
 def test_printed_names_are_escaped_and_a_folder_not_graded_is_listed(tmp_path, monkeypatch, capsys):
