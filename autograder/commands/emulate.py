@@ -35,6 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    for given, what, fix in ((args.zip, "--zip", "build one with `python -m autograder build`, or leave --zip out"),
+                             (args.submission, "the submission", "pass a folder or a .zip of module files")):
+        if given is not None and not Path(given).exists():
+            print(f"error: {what} {given} does not exist; {fix}", file=sys.stderr)
+            return 2
     assignment = manifest.load()
     print(assignment.gradescope.describe())
     with tempfile.TemporaryDirectory(prefix="autograder-gradescope-") as tmp:

@@ -64,8 +64,15 @@ def lay_out(root: Path, autograder_zip: Path, submission: Path) -> None:
     """Fill ``root`` as Gradescope does: source/ (the zip), run_autograder, submission/, results/,
     submission_metadata.json."""
     source = root / "source"
-    with zipfile.ZipFile(autograder_zip) as zf:
-        zf.extractall(source)
+    try:
+        with zipfile.ZipFile(autograder_zip) as zf:
+            zf.extractall(source)
+    except ZIP_ERRORS as exc:
+        raise LayoutError(f"{autograder_zip} cannot be unpacked ({exc}); build it again with `python -m autograder "
+                          "build`") from None
+    if not (source / "run_autograder").is_file():
+        raise LayoutError(f"{autograder_zip} holds no run_autograder, so it is not a Gradescope autograder zip; build "
+                          "one with `python -m autograder build`")
     shutil.copy(source / "run_autograder", root / "run_autograder")
     os.chmod(root / "run_autograder", 0o755)
     target = root / "submission"

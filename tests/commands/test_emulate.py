@@ -4,6 +4,8 @@ import argparse
 import json
 from collections import Counter
 
+import pytest
+
 from autograder.commands import emulate
 from autograder.gradescope import container, layout
 from autograder.gradescope import emulate as gradescope_emulate
@@ -47,10 +49,23 @@ def test_a_machine_that_cannot_lay_out_autograder_gets_the_problem_and_the_fix(m
         raise layout.LayoutError("laying out /autograder needs write access to / (you are uid 1000); run as root")
 
     monkeypatch.setattr(gradescope_emulate, "emulate", refuse)
+    (tmp_path / "a.zip").write_bytes(b"")
     args = argparse.Namespace(submission=str(paths.REFERENCE), zip=str(tmp_path / "a.zip"), no_namespaces=False, no_limits=False)
     assert emulate.run(args) == 2
     captured = capsys.readouterr()
     assert "error: laying out /autograder needs write access" in captured.err and manifest.load().gradescope.describe() in captured.out
+
+
+def test_a_zip_or_submission_that_does_not_exist_is_named_before_anything_is_laid_out(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(gradescope_emulate, "emulate", lambda *a, **k: pytest.fail("laid out"))
+    args = argparse.Namespace(submission=str(paths.REFERENCE), zip=str(tmp_path / "nope.zip"), no_namespaces=False,
+                              no_limits=False)
+    assert emulate.run(args) == 2
+    assert f"error: --zip {tmp_path / 'nope.zip'} does not exist; build one with" in capsys.readouterr().err
+    (tmp_path / "a.zip").write_bytes(b"")
+    args.zip, args.submission = str(tmp_path / "a.zip"), str(tmp_path / "nowhere")
+    assert emulate.run(args) == 2
+    assert f"error: the submission {tmp_path / 'nowhere'} does not exist" in capsys.readouterr().err
 
 
 def test_a_lost_test_is_shown_whole_and_indented_and_results_json_is_kept(tmp_path):

@@ -6,6 +6,8 @@ import threading
 import time
 import zipfile
 
+import pytest
+
 from autograder.gradescope import layout
 
 
@@ -96,6 +98,18 @@ def test_lay_out_folder_submission_keeps_links_and_fifos(tmp_path):
     assert os.readlink(root / "submission" / "link.py") == "/etc/passwd"
     assert stat.S_ISFIFO(os.lstat(root / "submission" / "pipe.py").st_mode)
     assert (root / "results").is_dir() and (root / "submission_metadata.json").exists()
+
+
+def test_a_zip_that_is_no_autograder_zip_is_named_with_the_fix(tmp_path):
+    root = tmp_path / "ag"
+    root.mkdir()
+    (tmp_path / "damaged.zip").write_bytes(b"PK\x03\x04 not really")
+    with pytest.raises(layout.LayoutError, match=r"damaged.zip cannot be unpacked \(.*\); build it again"):
+        layout.lay_out(root, tmp_path / "damaged.zip", tmp_path)
+    with zipfile.ZipFile(tmp_path / "other.zip", "w") as zf:
+        zf.writestr("notes.txt", "not an autograder")
+    with pytest.raises(layout.LayoutError, match="other.zip holds no run_autograder"):
+        layout.lay_out(tmp_path / "ag2", tmp_path / "other.zip", tmp_path)
 
 
 def test_lay_out_zip_upload_is_unpacked_safely(tmp_path):
