@@ -11,7 +11,10 @@ import ast
 import collections
 import copy
 import functools
+import keyword
+import re
 import stat
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -286,6 +289,23 @@ def _definitions(tree: ast.Module) -> list[ast.FunctionDef | ast.AsyncFunctionDe
     return found
 
 
+# Names a module students write may not take: where it is graded a module of that name is imported already (the
+# standard library, the packages student code may use, the harness, pytest's conftest of the handout), so one of the
+# two would hide the other.
+TAKEN_NAMES = frozenset(sys.stdlib_module_names) | {"numpy", "torch", "autograder", "conftest"}
+
+
+def module_name_problem(module: str) -> str | None:
+    """Why ``module`` cannot name a problem (its folder, and the file students write), or None."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", module):
+        return "it must be a Python identifier of lowercase ASCII letters, digits and '_', starting with a letter"
+    if keyword.iskeyword(module):
+        return "it is a Python keyword, which no import statement can name"
+    if module in TAKEN_NAMES:
+        return f"a module named {module} is imported already where the work is graded, and one would hide the other"
+    return None
+
+
 def load_problem(folder: Path, defaults: dict | None = None) -> Problem:
     """Read ``folder/problem.yaml`` over ``defaults`` (the assignment's ``problem_defaults``)."""
     path = folder / "problem.yaml"
@@ -293,9 +313,9 @@ def load_problem(folder: Path, defaults: dict | None = None) -> Problem:
     _refuse_retired(own, path, _RETIRED)
     data = merged(defaults or {}, own)
     module = folder.name
-    if not module.isidentifier() or module.startswith("_"):
-        raise ManifestError(f"{path}: the folder's name {module!r} is the module's name, so it must be a Python "
-                            "identifier that does not start with '_'")
+    why = module_name_problem(module)
+    if why is not None:
+        raise ManifestError(f"{path}: the folder's name {module!r} is the module's name, and {why}")
     limits = Limits(
         call_seconds=_positive(
             float(_get(data, path, "limits.call_seconds", (int, float), "seconds per call")),

@@ -8,6 +8,7 @@ the solution markers, a public and a hidden test, one known mistake and one fair
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import re
 from dataclasses import dataclass, field
@@ -180,9 +181,12 @@ def _list_in_assignment(module: str) -> None:
 
 def create(module: str) -> Scaffold:
     """Write the new problem ``module`` and list it last in the assignment."""
-    if not module.isidentifier() or module.startswith("_") or module != module.lower():
-        raise ScaffoldError(f"{module!r} cannot name a problem: it is the module students write, so use a lowercase "
-                            "Python identifier that does not start with '_', e.g. multi_query_attention")
+    why = manifest.module_name_problem(module)
+    if why is None and importlib.util.find_spec(module) is not None:
+        why = f"a module named {module} is installed here, and one would hide the other"
+    if why is not None:
+        raise ScaffoldError(f"{module!r} cannot name a problem, the module students write: {why}; choose another name, "
+                            "e.g. multi_query_attention")
     assignment = manifest.load()
     folder = paths.ASSIGNMENTS / module
     taken = [p for p in (folder, paths.REFERENCE / f"{module}.py", paths.TEMPLATES / f"{module}.py") if p.exists()]

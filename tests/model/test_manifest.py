@@ -140,10 +140,13 @@ def test_the_points_of_a_test_case_anywhere_a_definition_can_be_are_read(tmp_pat
         manifest.points_in(path)
 
 
-def test_a_folder_that_is_no_module_name_is_refused(tmp_path):
+@pytest.mark.parametrize(("name", "says"), [("multi-query", "lowercase ASCII letters"), ("_private", "starting with a letter"),
+                                           ("import", "Python keyword"), ("math", "imported already"),
+                                           ("numpy", "imported already"), ("conftest", "one would hide the other")])
+def test_a_folder_that_is_no_module_name_is_refused(tmp_path, name, says):
     folder = _problem_folder(tmp_path, GOOD)
-    folder = folder.rename(tmp_path / "multi-query")
-    with pytest.raises(manifest.ManifestError, match="Python identifier"):
+    folder = folder.rename(tmp_path / name)
+    with pytest.raises(manifest.ManifestError, match=f"folder's name '{name}' is the module's name, and .*{says}"):
         manifest.load_problem(folder)
 
 

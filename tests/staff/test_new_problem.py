@@ -91,7 +91,9 @@ def autograder(root, *args, timeout=900):
 def test_a_bad_or_taken_name_is_refused_and_nothing_is_written(tmp_path):
     root = copy_project(tmp_path / "project")
     before = (root / "assignments" / "assignment.yaml").read_text()
-    for name, words in (("Multi-Query", "lowercase Python identifier"), ("qkv_arithmetic", "exists already")):
+    for name, words in (("Multi-Query", "lowercase ASCII letters"), ("qkv_arithmetic", "exists already"),
+                        ("class", "Python keyword"), ("torch", "imported already where the work is graded"),
+                        ("yaml", "installed here"), ("café", "lowercase ASCII letters")):
         proc = autograder(root, "new-problem", name)
         assert proc.returncode == 2 and words in proc.stderr, proc.stdout + proc.stderr
     assert (root / "assignments" / "assignment.yaml").read_text() == before
