@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except ManifestError as exc:
-        print(f"error: manifest problem: {exc}", file=sys.stderr)
+        print(f"error: {exc.label}: {exc}", file=sys.stderr)
         return 2
     except SandboxFault as exc:
         print(f"error: the sandbox failed on this machine (a fault of the grader or the machine, not of the code "

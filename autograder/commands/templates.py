@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from ..model import manifest, paths
 from ..staff import templates
@@ -17,6 +18,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for path in templates.generate(manifest.load().modules):
+    try:
+        written = templates.generate(manifest.load().modules)
+    except templates.TemplateError as exc:
+        print(f"error: {exc}; nothing was written", file=sys.stderr)
+        return 2
+    for path in written:
         print(f"wrote {path.relative_to(paths.ROOT)}")
     return 0

@@ -46,6 +46,13 @@ CACHE = Path(settings.AUTOGRADER_EXPECTED_CACHE.value()
 SHIPPED_NAME = "expected"
 
 
+class RecordingFailed(manifest.ManifestError):
+    """The staff checkout's reference (or its tests) could not record the expected values: the assignment's sources
+    must be fixed before anything is graded against them."""
+
+    label = "the expected values could not be recorded"
+
+
 def signature(module: str, func: str) -> inspect.Signature | None:
     """The reference's signature of ``module.func`` (recorded), to name the arguments of a call."""
     return store(module).signature(func)
@@ -134,8 +141,9 @@ def refresh_cache(modules: list[str]) -> dict[str, str]:
             text=True,
         )
         if proc.returncode != 0:
-            raise MissingExpected(
-                f"recording the expected values of {', '.join(stale)} failed:\n{proc.stdout}{proc.stderr}"
+            raise RecordingFailed(
+                f"recording the expected values of {', '.join(stale)} failed (fix the reference or the tests, then "
+                f"run the same command again):\n{proc.stdout}{proc.stderr}"
             )
     return prints | {m: fingerprint(m) for m in stale}  # what the recording read (a file may have changed meanwhile)
 
@@ -183,7 +191,8 @@ class _locked:
 _just_checked: dict[
     str, str
 ] = {}  # fingerprints ``preload`` found current, so that ``store`` does not read every file again
-# Why ``preload`` could not open a module's records: each later lookup fails at once, never tries (or records) again.
+# Why a module's records could not be opened or recorded: each later lookup fails at once, never tries (or records)
+# again until the next ``preload``.
 _unusable: dict[str, str] = {}
 
 
@@ -201,7 +210,11 @@ def store(module: str) -> Store:
             f"no expected values are recorded for {module} (assignments/{SHIPPED_NAME}/{module}.json is missing); get "
             f"it again ({GET_AGAIN})"
         )
-    return cached_store(module, _just_checked.pop(module, None))
+    try:
+        return cached_store(module, _just_checked.pop(module, None))
+    except (MissingExpected, RecordingFailed) as exc:  # every later lookup says so at once, and records nothing again
+        _unusable[module] = str(exc)
+        raise MissingExpected(str(exc)) from None  # a test that meets it cannot be judged: the grader's fault
 
 
 def preload(modules: list[str]) -> dict[str, str]:

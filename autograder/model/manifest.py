@@ -28,6 +28,8 @@ from . import paths
 class ManifestError(Exception):
     """A manifest is missing, unreadable, or has a key of the wrong kind."""
 
+    label = "manifest problem"  # what the command line says before the message
+
 
 CALLABLES_FILE = "callables.py"  # functions a problem's tests pass to the student by name (``Named("...")``)
 

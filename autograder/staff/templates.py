@@ -18,7 +18,8 @@ class TemplateError(Exception):
 
 
 def stub_source(source: str, filename: str = "<reference>") -> str:
-    """The reference source with every solution block replaced by a ``raise NotImplementedError``."""
+    """The reference source with every solution block replaced by a ``raise NotImplementedError``; a reference or a
+    stub that Python cannot compile is refused (``TemplateError``), never written."""
     out: list[str] = [HEADER]
     inside = False
     current_function = "this function"
@@ -43,7 +44,17 @@ def stub_source(source: str, filename: str = "<reference>") -> str:
             out.append(line)
     if inside:
         raise TemplateError(f"{filename}: {BEGIN} is never closed")
-    return "".join(out)
+    _compiles(source, filename, "the reference")
+    stub = "".join(out)
+    _compiles(stub, filename, f"its stub (what is left once the {BEGIN} blocks are cut)")
+    return stub
+
+
+def _compiles(source: str, filename: str, what: str) -> None:
+    try:
+        compile(source, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        raise TemplateError(f"{filename}:{exc.lineno}: {what} does not compile: {exc.msg}") from None
 
 
 def solution_lines(source: str) -> list[str]:
@@ -60,14 +71,19 @@ def solution_lines(source: str) -> list[str]:
 
 
 def generate(modules: list[str], reference_dir: Path | None = None, out_dir: Path | None = None) -> list[Path]:
-    """Write ``student_template/<module>.py`` for each module; return the paths written."""
+    """Write ``student_template/<module>.py`` for each module; return the paths written. Every stub is made before
+    any is written: a reference that cannot give one (``TemplateError``) leaves every template as it was."""
     reference_dir = reference_dir or paths.REFERENCE
     out_dir = out_dir or paths.TEMPLATES
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    stubs = {}
     for module in modules:
         src = reference_dir / f"{module}.py"
-        target = out_dir / f"{module}.py"
-        target.write_text(stub_source(src.read_text(encoding="utf-8"), str(src)), encoding="utf-8")
-        written.append(target)
-    return written
+        try:
+            source = src.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TemplateError(f"{src} cannot be read ({exc}); every problem needs its reference there") from None
+        stubs[out_dir / f"{module}.py"] = stub_source(source, str(src))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for target, stub in stubs.items():
+        target.write_text(stub, encoding="utf-8")
+    return list(stubs)

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..expected import records
 from ..gradescope import build, otter_run
 from ..grading import grader, time_rules, worker_memory
 from ..grading.grader import grade_problem
@@ -238,6 +239,7 @@ def time_table(assignment: Assignment) -> Table:
 
 def tables(assignment: Assignment, modules: list[str] | None = None, with_zip: bool = False) -> Iterator[Table]:
     """The tables of a validation, one per problem (and one for the Gradescope zip), each as soon as it is graded."""
+    records.preload(assignment.modules)  # a reference that cannot be recorded stops the validation here, said once
     workdir = Path(tempfile.mkdtemp(prefix="autograder-validate-"))
     try:
         yield time_table(assignment)

@@ -53,3 +53,14 @@ def test_a_drifted_template_is_a_miss(tmp_path):
 def test_unknown_problem_is_refused():
     proc = run_validate("-p", "nonsense")
     assert proc.returncode == 2 and "unknown problem" in proc.stderr
+
+
+def test_a_reference_that_cannot_be_recorded_stops_the_validation_once_with_the_fix(tmp_path):
+    root = one_problem_root(tmp_path, "receptive_field", variants=1)
+    reference = root / "reference" / "receptive_field.py"
+    reference.write_text(reference.read_text() + "\ndef oops(:\n")
+    proc = run_validate("-p", "receptive_field", root=root)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stderr.startswith("error: the expected values could not be recorded: recording the expected values of "
+                                  "receptive_field failed (fix the reference or the tests"), proc.stderr
+    assert "SyntaxError" in proc.stderr and proc.stderr.count("Traceback") == 1  # recorded once, not once per call

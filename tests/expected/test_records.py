@@ -165,3 +165,23 @@ def test_a_damaged_cached_store_is_recorded_again(tmp_path, monkeypatch):
     made.save(folder)
     (folder / "demo.json").write_text("{")  # a copy cut short (a full disk, a killed run)
     assert records.cached_store("demo", "print").hints == {"h": "a hint"} and recorded == [["demo"]]
+
+
+def test_a_failed_recording_is_tried_once_and_each_later_lookup_fails_at_once(monkeypatch):
+    import subprocess
+
+    runs = []
+    monkeypatch.setattr(records, "_unusable", {})
+    monkeypatch.setattr(records, "_cache_fresh", lambda module, fingerprint_: False)
+    monkeypatch.setattr(records.subprocess, "run", lambda *a, **k: runs.append(a) or subprocess.CompletedProcess(
+        a, 1, "", "SyntaxError: invalid syntax\n"))
+    records.store.cache_clear()
+    try:
+        with pytest.raises(records.RecordingFailed, match="recording the expected values of complexity failed"):
+            records.preload(["complexity"])  # a grade or a validation stops here, with the fix
+        for _ in range(3):  # a test that looks a record up (validate's variants) cannot be judged, and records nothing
+            with pytest.raises(records.MissingExpected, match="SyntaxError"):
+                records.store("complexity")
+        assert len(runs) == 2  # the preload's, then the first lookup's
+    finally:
+        records.store.cache_clear()

@@ -44,6 +44,27 @@ def test_unbalanced_markers_are_reported(source, problem):
         templates.stub_source(source, "x.py")
 
 
+@pytest.mark.parametrize("source, problem", [
+    ("def f(x):\n    # BEGIN SOLUTION\n    return x +\n    # END SOLUTION\n", "x.py:3: the reference does not compile: invalid syntax"),
+    ("# BEGIN SOLUTION\ndef g():\n# END SOLUTION\n    return 1\n", "x.py:3: its stub .* does not compile"),
+])
+def test_a_reference_or_stub_that_does_not_compile_is_refused(source, problem):
+    with pytest.raises(templates.TemplateError, match=problem):
+        templates.stub_source(source, "x.py")
+
+
+def test_one_reference_that_gives_no_stub_leaves_every_template_as_it_was(tmp_path):
+    reference, out = tmp_path / "reference", tmp_path / "templates"
+    reference.mkdir()
+    (reference / "a.py").write_text('def f():\n    # BEGIN SOLUTION\n    return 1\n    # END SOLUTION\n')
+    (reference / "b.py").write_text("def oops(:\n")
+    with pytest.raises(templates.TemplateError, match="b.py:1: the reference does not compile"):
+        templates.generate(["a", "b"], reference, out)
+    assert not out.exists()
+    with pytest.raises(templates.TemplateError, match="c.py cannot be read"):
+        templates.generate(["a", "c"], reference, out)
+
+
 def test_the_statement_gives_the_recurrent_state_the_shapes_of_the_stub():
     readme = (paths.ASSIGNMENTS / "causal_linear_attention" / "README.md").read_text()
     stub = (paths.TEMPLATES / "causal_linear_attention.py").read_text()
