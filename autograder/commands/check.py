@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import zipfile
 from pathlib import Path
 
 from ..grading import check as grading_check
@@ -41,6 +42,11 @@ def run(args: argparse.Namespace) -> int:
     assignment = manifest.load()
     modules = known_problems(assignment, args.problem)
     if modules is None:
+        return 2
+    if folder.is_file() and not zipfile.is_zipfile(folder):
+        only = f" -p {folder.stem}" if folder.suffix == ".py" and folder.stem in assignment.modules else ""
+        print(f"error: {folder} is a file, not a folder or a .zip of your modules; check the folder holding it: "
+              f"python -m autograder check {folder.parent}{only}", file=sys.stderr)
         return 2
     report = grading_check.run(folder, assignment, modules)
     print(terminal.render(report, title=f"Public tests on {folder}"))

@@ -44,3 +44,8 @@ def test_bad_arguments_are_explained(tmp_path):
     assert proc.returncode == 2 and "does not exist" in proc.stderr
     proc = run_check(str(paths.REFERENCE), "-p", "nonsense")
     assert proc.returncode == 2 and "unknown problem" in proc.stderr
+    proc = run_check(str(paths.REFERENCE / "complexity.py"))  # one module file: the command for its folder is given
+    assert proc.returncode == 2 and proc.stderr.strip().endswith(f"check {paths.REFERENCE} -p complexity"), proc.stderr
+    (tmp_path / "work.ipynb").write_text("{}")
+    proc = run_check(str(tmp_path / "work.ipynb"))
+    assert proc.returncode == 2 and "is a file, not a folder or a .zip of your modules" in proc.stderr
