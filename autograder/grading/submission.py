@@ -11,6 +11,7 @@ read from that zip (one level deep, through the same caps).
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import difflib
 import io
@@ -188,6 +189,16 @@ def _no_follow(path: str, flags: int) -> int:
     return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
 
 
+def _python_text(data: bytes) -> bytes:
+    """``data``, unless no Python could import it as a module's source (raises ``ValueError`` saying why)."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)) or data.count(b"\x00") * 3 > len(data):
+        raise ValueError("is saved as UTF-16 (some Windows editors call it 'Unicode'), which Python cannot import; "
+                         "save it as UTF-8 and submit again")
+    if b"\x00" in data:
+        raise ValueError("holds NUL bytes, so it is not Python source; submit the .py file you wrote")
+    return data
+
+
 def _read_file(path: Path) -> bytes:
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
@@ -258,7 +269,7 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
             located.unusable.append(module)
         else:
             try:
-                located.sources[module] = read(where[0])
+                located.sources[module] = _python_text(read(where[0]))
                 located.paths[module] = where[0]
             except ValueError as exc:  # the file as submitted: a link, too large
                 located.problems[module] = f"{where[0]} could not be read: {_why(exc)}"

@@ -199,3 +199,21 @@ def test_pytests_cache_is_not_reported_as_ignored(tmp_path):
         (folder / name).write_bytes(source)
     located = submission.locate(folder, MODULES)
     assert located.ignored == [] and set(located.sources) == set(MODULES)
+
+
+@pytest.mark.parametrize(("data", "says"), [
+    ("A = 1\n".encode("utf-16"), "is saved as UTF-16 (some Windows editors call it 'Unicode')"),
+    ("A = 1\n".encode("utf-16-le"), "is saved as UTF-16"),  # without its byte-order mark
+    (b"A = 1\n\x00\x01 binary tail", "holds NUL bytes, so it is not Python source"),
+])
+def test_a_module_no_python_could_import_is_named_with_the_fix(tmp_path, data, says):
+    (tmp_path / f"{MODULES[0]}.py").write_bytes(data)
+    located = submission.locate(tmp_path, MODULES)
+    assert MODULES[0] not in located.sources and says in located.problems[MODULES[0]]
+    assert located.kind(MODULES[0]) == scores.PACKAGING
+
+
+def test_a_module_in_utf8_with_a_byte_order_mark_and_windows_line_ends_is_read_as_it_is(tmp_path):
+    data = b"\xef\xbb\xbfA = 1\r\nB = 2\r\n"
+    (tmp_path / f"{MODULES[0]}.py").write_bytes(data)
+    assert submission.locate(tmp_path, MODULES).sources[MODULES[0]] == data
