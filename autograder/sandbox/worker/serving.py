@@ -137,6 +137,7 @@ _process_time = time.process_time
 STACK_MARK = (
     b"\x00autograder-stack "  # sandbox.output finds the line that follows it, and keeps it from the student's output
 )
+THREAD_START_SECONDS = 10.0  # how long the count of threads waits for the watching thread to run, at most
 PIPE_BUF = 4096  # a write to a pipe of at most this many bytes is never interleaved with another process's or thread's
 
 
@@ -152,6 +153,7 @@ class StackAtLimit:
         # (thread to report on, monotonic time to report at, this process's CPU time to report at, or None)
         self.armed: tuple[int, float, float | None] | None = None
         self._wake = None  # released to make the watching thread look at ``armed`` again
+        self._started = None  # released by the watching thread once it runs (and so counts among the threads)
         self._watcher_pid = 0  # the process whose thread watches (a fork has none)
 
     def arm(self, request: dict) -> None:
@@ -162,10 +164,11 @@ class StackAtLimit:
             cpu_at = _process_time() + _ahead(cpu) if type(cpu) in (int, float) and cpu > 0 else None
             self.armed = (_thread.get_ident(), _monotonic() + _ahead(limit), cpu_at)
             if self._watcher_pid != os.getpid():
-                self._wake = _thread.allocate_lock()
+                self._wake, self._started = _thread.allocate_lock(), _thread.allocate_lock()
                 self._wake.acquire()
+                self._started.acquire()
                 self._watcher_pid = os.getpid()
-                _thread.start_new_thread(self._watch, (self._wake,))
+                _thread.start_new_thread(self._watch, (self._wake, self._started))
             else:
                 try:
                     self._wake.release()
@@ -177,10 +180,17 @@ class StackAtLimit:
 
     @property
     def threads(self) -> int:
-        """How many threads of this process the watch runs (0 before its first ``arm``)."""
-        return int(self._watcher_pid == os.getpid())
+        """How many threads of this process the watch runs (0 before its first ``arm``). A new thread joins the
+        interpreter's count of threads only once it runs, which a loaded machine can put off: this waits for that, so
+        that a count read next includes it."""
+        if self._watcher_pid != os.getpid():
+            return 0
+        if self._started.acquire(timeout=THREAD_START_SECONDS):
+            self._started.release()
+        return 1
 
-    def _watch(self, wake) -> None:  # noqa: ANN001 - a _thread lock
+    def _watch(self, wake, started) -> None:  # noqa: ANN001 - _thread locks
+        started.release()  # after the interpreter counted this thread
         reported = None
         while True:
             armed = self.armed
