@@ -9,7 +9,7 @@ from pathlib import Path
 from ..gradescope import build
 from ..grading import time_rules
 from ..model import manifest
-from .common import unwritable
+from .common import refuse_unwritable
 
 NAME = "build"
 HELP = "build the Gradescope autograder zip"
@@ -21,9 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    why = unwritable(Path(args.out), "autograder.zip")
-    if why is not None:
-        print(f"error: {why}", file=sys.stderr)
+    if refuse_unwritable(Path(args.out), "autograder.zip"):
         return 2
     assignment = manifest.load()
     too_long = time_rules.bound_problem(assignment)

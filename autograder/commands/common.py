@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..grading.check import unknown_problem
 from ..model import manifest
+from ..reports.terminal import safe
 
 
 def known_problems(assignment: manifest.Assignment, asked: list[str] | None) -> list[str] | None:
@@ -44,3 +45,11 @@ def unwritable(out: Path, name: str, flag: str = "--out") -> str | None:
     if not os.access(where, os.W_OK | os.X_OK):
         return f"{flag} {out}: {where} may not be written by this user; pass {flag} somewhere you can write"
     return None
+
+
+def refuse_unwritable(out: Path, name: str) -> bool:
+    """Say on stderr why ``--out`` ``out`` cannot be written, if it cannot (the command then exits 2)."""
+    why = unwritable(out, name)
+    if why is not None:
+        print(safe(f"error: {why}"), file=sys.stderr)
+    return why is not None

@@ -14,7 +14,7 @@ from ..model.scores import GradeReport
 from ..reports import results_json, terminal
 from ..sandbox import policy
 from ..sandbox.policy import refuse_unsandboxed
-from .common import unwritable
+from .common import refuse_unwritable
 
 NAME = "grade"
 HELP = "run every test on a submission and write results.json"
@@ -33,9 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     refuse_unsandboxed()  # never falls back to the portable path: exit 2, saying why, and no results.json
     out = Path(args.out)
-    why = unwritable(out, "results.json")
-    if why is not None:
-        print(terminal.safe(f"error: {why}"), file=sys.stderr)
+    if refuse_unwritable(out, "results.json"):
         return 2
     print(policy.detect().describe(), file=sys.stderr)  # staff should know what the worker runs under
     visibility = DEFAULT_VISIBILITY

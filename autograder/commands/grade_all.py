@@ -12,7 +12,7 @@ from ..reports.terminal import one_line, safe
 from ..sandbox import policy
 from ..sandbox.policy import refuse_unsandboxed
 from ..staff import grade_all
-from .common import at_least_one, unwritable
+from .common import at_least_one, refuse_unwritable
 
 NAME = "grade-all"
 HELP = "staff: grade every submission (folder or zip) in DIR, or a Gradescope export, into a CSV"
@@ -92,9 +92,8 @@ def run(args: argparse.Namespace) -> int:
     source, out = Path(args.dir), Path(args.out)
     if not source.exists():
         return _error(f"{source} does not exist; pass a folder of submissions or a Gradescope export")
-    why = unwritable(out, "grades.csv")
-    if why is not None:
-        return _error(why)
+    if refuse_unwritable(out, "grades.csv"):
+        return 2
     if args.merge and args.shard:
         return _error("--merge and --shard do not go together: grade each shard, then merge them in another run")
     try:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from ..staff import handout
-from .common import unwritable
+from .common import refuse_unwritable
 
 NAME = "handout"
 HELP = "staff: build the students' handout zip"
@@ -19,9 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    why = unwritable(Path(args.out), "handout.zip")
-    if why is not None:
-        print(f"error: {why}", file=sys.stderr)
+    if refuse_unwritable(Path(args.out), "handout.zip"):
         return 2
     print(f"wrote {handout.build_handout(Path(args.out))}")
     return 0
