@@ -9,6 +9,7 @@ import os
 import sys
 from typing import NoReturn
 
+from . import settings
 from .commands import COMMANDS
 
 UNIX_ONLY = ("fcntl", "termios", "resource", "grp", "pwd")
@@ -111,6 +112,7 @@ def _command_named(word: str) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    settings.one_blas_thread()
     named = _command_named(argv[0]) if argv else None
     if named in SANDBOXED:
         from .sandbox import policy

@@ -12,6 +12,7 @@ what the assignment's manifests set (``config`` prints those from the manifests)
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,6 +94,20 @@ AUTOGRADER_ENV_DIR = _env("AUTOGRADER_ENV_DIR", None, "gradescope/image.py",
 AUTOGRADER_WORKER = _env("AUTOGRADER_WORKER", None, "sandbox/process.py",
                          "set by the harness in each worker's environment: a marker that finds the worker's leftover "
                          "processes in /proc")
+GRADER_BLAS_THREADS = _env("OPENBLAS_NUM_THREADS", "1", "settings.py",
+                           "the grading process's own numpy, set by each door that starts one (the command line, "
+                           "Gradescope's entry script, the handout's pytest plugin; the worker's is the sandbox's): "
+                           "its products are small, and OpenBLAS's idle threads spin after each one, about a tenth "
+                           "of the grading process's CPU in a `grade`; a value already set is kept")
+
+
+def one_blas_thread() -> None:
+    """Give this grading process's numpy ``GRADER_BLAS_THREADS`` BLAS threads, if numpy is not imported yet (OpenBLAS
+    reads the variable once, as it loads) and the user set no value of their own."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault(GRADER_BLAS_THREADS.name, GRADER_BLAS_THREADS.default)
+
+
 # Read by the test suite only (tests/staff/test_student_install.py): the CI modes of the install test.
 for _name, _reason in (
     ("AUTOGRADER_LOWEST", "=1: install the lowest version of each requirement range of the handout"),

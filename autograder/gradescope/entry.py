@@ -115,6 +115,9 @@ from pathlib import Path
 
 _source = Path(__file__).resolve().parent
 sys.path.insert(0, str(_source / "{harness}"))
+from autograder import settings
+
+settings.one_blas_thread()  # before the harness imports numpy
 from autograder.gradescope.entry import main
 
 sys.exit(main(_source.parent))
