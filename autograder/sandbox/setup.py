@@ -35,7 +35,7 @@ class SandboxSetup:
         ):  # the student's own code, as root (Colab): no uid switch, no chmod, no mirror or lock left behind
             protections = dataclasses.replace(protections, is_root=False)
         who = identity.lease() if protections.drop_user else None
-        fresh_reason = zygote.unusable(self_check) or ""
+        fresh_reason = zygote.unusable(self_check, protections) or ""
         try:
             box = runtime.Box.create(who.uid, who.gid) if who else runtime.Box.create()
             if who is None:

@@ -23,6 +23,7 @@ import os
 import select
 import signal
 import socket
+import stat
 import subprocess
 import threading
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import BinaryIO
 
 from .. import settings
 from .errors import SandboxFault
-from .policy import worker_env
+from .policy import Protections, worker_env
 from .runtime import WORKER_DIR, WORKER_FILES, Interpreter
 
 ZYGOTE_FOLDER = Path("/run/autograder-zygote")
@@ -38,20 +39,35 @@ START_SECONDS = 120  # a zygote imports torch: seconds on a loaded machine
 HOLDER_SECONDS = 30
 WORKER_FDS = (3, 4)  # where the worker finds its request and reply pipes
 NAMESPACES = ("pid", "mnt", "net", "ipc", "uts", "cgroup")
+SOCKET_PATH_ROOM = 60  # a Unix socket's path holds 107 bytes: the folder's, "/autograder-zygote/" and a key's name
 
 
 class ZygoteUnavailable(SandboxFault):
     """The zygote could not be started or reached: the grader's machine, never the student."""
 
 
-def unusable(self_check: bool) -> str | None:
-    """Why a worker cannot come from the zygote here, or None when it can."""
+# Landlock's first ABI that keeps a process's signals and abstract sockets inside its domain.
+LANDLOCK_SCOPES = 6
+
+
+def unusable(self_check: bool, protections: Protections) -> str | None:
+    """Why a worker cannot come from the zygote here, or None when it can.
+
+    A grader that is not root shares its uid with its workers and their zygote. Its workers are forked only where the
+    layers keep student code from that zygote as they keep it from the grader: seccomp refuses every socket (so none
+    can reach the zygote's), and Landlock keeps signals and /proc's views of other processes inside the worker. Under
+    bubblewrap such a grader would have to join bubblewrap's user namespace first, and its PID namespace needs a
+    second fork: those workers start afresh."""
     if settings.AUTOGRADER_ZYGOTE.value() == "0":
         return "AUTOGRADER_ZYGOTE=0"
     if self_check:
         return "a student's own check leaves no process behind"
-    if os.geteuid() != 0:
-        return "the grader is not root"
+    if not protections.is_root:
+        if protections.bwrap:
+            return "the grader is not root and bubblewrap runs (its user namespace cannot be joined from a fork)"
+        if not protections.seccomp or protections.landlock < LANDLOCK_SCOPES:
+            return (f"the grader is not root, and seccomp and Landlock ABI {LANDLOCK_SCOPES}+ are not both in force "
+                    "(they keep student code of the grader's own uid from the zygote)")
     if not (hasattr(os, "pidfd_open") and hasattr(socket, "send_fds") and hasattr(signal, "pidfd_send_signal")):
         return "this Python or kernel has no pidfds"
     return None
@@ -228,17 +244,30 @@ def _end_holder(holder: subprocess.Popen) -> None:
             pass
 
 
+def folder() -> Path:
+    """Where this user's zygotes listen: root's ``ZYGOTE_FOLDER``; another user's runtime folder where it has one, or
+    else a folder of its own in /tmp (whatever $TMPDIR says: one zygote per user, and a short path, as a socket's
+    must be)."""
+    if os.geteuid() == 0:
+        return ZYGOTE_FOLDER
+    runtime_dir = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime_dir.startswith("/") and len(runtime_dir) < SOCKET_PATH_ROOM and os.path.isdir(runtime_dir):
+        return Path(runtime_dir) / "autograder-zygote"
+    return Path(f"/tmp/autograder-zygote-{os.geteuid()}")
+
+
 def _folder() -> Path:
-    """The zygotes' folder: root's, closed to everyone else (a socket there is a root zygote's, and only root may use
-    it)."""
+    """The zygotes' folder, made if need be: this user's, closed to everyone else (a socket there is a zygote of this
+    user's, and only this user may use it)."""
+    path = folder()
     try:
-        ZYGOTE_FOLDER.mkdir(mode=0o700, exist_ok=True)
-        info = ZYGOTE_FOLDER.lstat()
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = path.lstat()
     except OSError as exc:
-        raise ZygoteUnavailable(f"cannot make {ZYGOTE_FOLDER}: {exc}") from None
-    if info.st_uid != os.geteuid() or info.st_mode & 0o077 or not ZYGOTE_FOLDER.is_dir() or ZYGOTE_FOLDER.is_symlink():
-        raise ZygoteUnavailable(f"{ZYGOTE_FOLDER} is not a private folder of this user; remove it")
-    return ZYGOTE_FOLDER
+        raise ZygoteUnavailable(f"cannot make {path}: {exc}") from None
+    if info.st_uid != os.geteuid() or info.st_mode & 0o077 or not stat.S_ISDIR(info.st_mode):
+        raise ZygoteUnavailable(f"{path} is not a private folder of this user; remove it")
+    return path
 
 
 def key(interpreter: Interpreter) -> str:

@@ -1,15 +1,15 @@
 """The zygote: one process per machine, grader's user and Python, that imports torch once and forks each worker.
 
-Started by ``autograder.sandbox.zygote`` (never by student code) as ``python -I -B zygote.py --socket PATH``. It
-imports what every worker's first process imports (torch, the worker's modules, the layers' libraries), then listens
-on a Unix socket in a folder only its user can open, and serves only peers of its own uid. A grader connects once per
-worker and sends what today's command line would say (the worker's arguments, its environment and folder, the pipes it
-talks on, and under bubblewrap the namespaces of a holder that bubblewrap made). The zygote forks; the child joins
-those namespaces, keeps only the capabilities bubblewrap would have left it, starts a session of its own, takes the
-pipes as its descriptors and nothing else of the zygote's, and from there is a worker like any other: it drops to the
-sandbox uid and applies every layer itself (``main.enter_sandbox``, ``FirstProcess.serve``). The grader reads the
-worker's pid and a pidfd from the reply, and its return code on the same connection when it ends. A grader whose
-connection closes before its worker ended takes the worker with it.
+Started by ``autograder.sandbox.zygote`` (never by student code) as ``python -I -B zygote.py --socket PATH``. It imports
+what every worker's first process imports (torch, the worker's modules, the layers' libraries), then listens on a Unix
+socket in a folder only its user can open, and serves only peers of its own uid; no other process of that uid may read
+its memory (it is not dumpable). A grader connects once per worker and sends what today's command line would say (the
+worker's arguments, its environment and folder, the pipes it talks on, and under bubblewrap the namespaces of a holder
+that bubblewrap made). The zygote forks; the child joins those namespaces, keeps only the capabilities bubblewrap would
+have left it, starts a session of its own, takes the pipes as its descriptors and nothing else of the zygote's, and from
+there is a worker like any other: it drops to the sandbox uid and applies every layer itself (``main.enter_sandbox``,
+``FirstProcess.serve``). The grader reads the worker's pid and a pidfd from the reply, and its return code on the same
+connection when it ends. A grader whose connection closes before its worker ended takes the worker with it.
 
 The zygote never imports student code, never reads a submission and keeps nothing of a request after the fork. It
 exits when it has had no worker and no grader for ``--idle`` seconds.
@@ -34,6 +34,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import main  # noqa: E402 - the worker's own first process, beside this file
+import procfs  # noqa: E402
 
 MAX_REQUEST = 1 << 16
 MAX_FDS = 16
@@ -45,6 +46,7 @@ NAMESPACES = {  # the name in /proc/PID/ns and its clone flag; the PID namespace
     "cgroup": 0x02000000,
 }
 CLONE_NEWPID = 0x20000000
+PR_SET_DUMPABLE = 4
 PR_CAPBSET_READ = 23
 PR_CAPBSET_DROP = 24
 PR_SET_NO_NEW_PRIVS = 38
@@ -102,6 +104,7 @@ class Zygote:
             watched = [self.listener.fileno(), *self.waiting, *self.workers,
                        *(conn.fileno() for _pid, conn in self.workers.values())]
             ready = select.select(watched, [], [], 1.0)[0]
+            self.sweep()
             for fd in ready:
                 if fd == self.listener.fileno():
                     self.accept()
@@ -173,6 +176,7 @@ class Zygote:
 
     def become_worker(self, request: dict, given: dict[str, int]) -> None:
         """In the child: join, shed the zygote, and run the worker's first process with ``request``'s arguments."""
+        main._prctl(PR_SET_DUMPABLE, 1)  # as a fresh Python: its /proc files are its user's until it confines itself
         for name, flag in NAMESPACES.items():
             if f"ns:{name}" in given:
                 setns(given[f"ns:{name}"], flag)
@@ -220,6 +224,24 @@ class Zygote:
         except OSError:
             pass
         conn.close()
+
+    def sweep(self) -> None:
+        """Kill and reap the orphans of workers that ended. The zygote is their subreaper: what a worker's processes
+        left when it ended (its grader killed with it, say) comes here from any session or group, and outlives it by a
+        second at most. The zygote forks only workers, so every other child of its is such an orphan."""
+        ours = {pid for pid, _conn in self.workers.values()}
+        found = procfs.children("self")
+        if found is None:
+            me = os.getpid()
+            found = [pid for pid in procfs.pids() if (info := procfs.stat(pid)) is not None and info.ppid == me]
+        for pid in found:
+            if pid in ours:
+                continue
+            try:
+                os.kill(pid, signal.SIGKILL)  # a child not yet reaped: its pid is no other process's
+                os.waitpid(pid, os.WNOHANG)  # the next sweep reaps it if it has not ended yet
+            except OSError:
+                pass
 
     def grader_left(self, fd: int) -> None:
         """A grader's connection closed (or it sent more than it should) while its worker lives: the worker ends."""
@@ -277,6 +299,10 @@ def run() -> None:
     args = parser.parse_args()
     if os.fork() > 0:  # the grader that started it waits for this parent only: the zygote is no process's child
         os._exit(0)
+    # No process of its uid without CAP_SYS_PTRACE reads its memory, descriptors or environment, even where a layer is
+    # missing (a grader that is not root shares its uid with its workers); a test's process is made dumpable again.
+    main._prctl(PR_SET_DUMPABLE, 0)
+    main._prctl(main.PR_SET_CHILD_SUBREAPER, 1)  # orphans of its workers come here, not to init (``Zygote.sweep``)
     prepare()
     zygote = Zygote(args.socket, args.idle)
     os.write(args.ready_fd, b"ready")
