@@ -79,8 +79,9 @@ AUTOGRADER_NO_CGROUP = _env("AUTOGRADER_NO_CGROUP", None, "sandbox/cpu_group.py"
                              "its own (which also counts a child reaped unseen)")
 AUTOGRADER_ZYGOTE = _env("AUTOGRADER_ZYGOTE", None, "sandbox/zygote.py",
                           "=0: start every worker as a fresh Python that imports torch itself, never forked from the "
-                          "zygote (a root grader's staff runs otherwise share one; students' checks and Gradescope's "
-                          "entry point never do)")
+                          "zygote (staff runs otherwise share one: a root grader's, and one of a user without "
+                          "bubblewrap but with seccomp and Landlock 6+; students' checks and Gradescope's entry point "
+                          "never do)")
 ZYGOTE_IDLE_SECONDS = _tunable("ZYGOTE_IDLE_SECONDS", 60.0, "sandbox/zygote.py",
                                "a zygote with no grader and no worker for this long exits and removes its socket: "
                                "long enough to serve the next run of a suite or a script of grade commands (at 20 s "

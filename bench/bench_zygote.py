@@ -11,12 +11,16 @@ counts, the zygote's and every worker's included, and a zygote is never shared b
 
 Medians over ``--rounds``. Prints figures, never judges.
 
-Run: .venv/bin/python bench/bench_zygote.py --baseline /tmp/base [--rounds 5] [--grades 5] [--copies 8]
+``--user UID`` (root only) grades as that unprivileged uid without bubblewrap, as a staff member grades as themselves:
+both trees are copied to a folder the uid owns and run with a Python it can read (``tests/hostile/modes.py``).
+
+Run: .venv/bin/python bench/bench_zygote.py --baseline /tmp/base [--rounds 5] [--grades 5] [--copies 8] [--user UID]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -34,9 +38,11 @@ from bench_speed import PY, cpu_meter  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def in_one_cgroup(commands: list[tuple[list[str], Path]], env: dict) -> tuple[float, float, int]:
-    """Wall and CPU seconds of ``commands`` run one after another in one fresh cgroup, and the worst exit status."""
+def in_one_cgroup(commands: list[tuple[list[str], Path]], env: dict, user: list[str] = ()) -> tuple[float, float, int]:
+    """Wall and CPU seconds of ``commands`` run one after another in one fresh cgroup (as ``user`` runs them, a prefix
+    that drops to another uid), and the worst exit status."""
     with cpu_meter() as (prefix, used):
+        prefix = prefix + list(user)
         start, worst = time.perf_counter(), 0
         for cmd, cwd in commands:
             worst = max(worst, subprocess.run(prefix + cmd, cwd=cwd, env=env, capture_output=True).returncode)
@@ -63,27 +69,39 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--grades", type=int, default=5)
     parser.add_argument("--copies", type=int, default=8)
+    parser.add_argument("--user", type=int, default=None, help="grade as this uid, without bubblewrap (root only)")
     args = parser.parse_args()
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith("AUTOGRADER_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRADER_")}
     trees = {"this": ROOT, "baseline": args.baseline.resolve()}
     figures: dict[str, list[tuple[float, float, int]]] = {}
-    with tempfile.TemporaryDirectory() as tmp_name:
+    with tempfile.TemporaryDirectory(dir="/tmp") as tmp_name:
         tmp = Path(tmp_name)
+        python, user = PY, []
+        if args.user is not None:
+            python, env, trees = as_user(args.user, tmp, trees, env)
+            user = ["setpriv", f"--reuid={args.user}", f"--regid={args.user}", "--clear-groups"]
         work = {label: prepare(root, tmp / label, args.copies) for label, root in trees.items()}
+        if args.user is not None:
+            chown_tree(tmp, args.user)
         for label, root in trees.items():  # warm-up: expected values recorded, bytecode compiled
             sub, _subs = work[label]
-            in_one_cgroup([([PY, "-m", "autograder", "grade", str(sub), "--out", str(tmp / "w.json"), "-q"], root)], env)
+            in_one_cgroup([([python, "-m", "autograder", "grade", str(sub), "--out", str(tmp / "w.json"), "-q"], root)], env,
+                          user)
         for round_ in range(args.rounds):
             for label, root in trees.items():
                 sub, subs = work[label]
-                grades = [([PY, "-m", "autograder", "grade", str(sub), "--out", str(tmp / f"{label}.json"), "-q"], root)
-                          for _ in range(args.grades)]
-                wall, cpu, code = in_one_cgroup(grades, env)
+                grades = [([python, "-m", "autograder", "grade", str(sub), "--out", str(tmp / f"{label}.json"), "-q"],
+                           root) for _ in range(args.grades)]
+                wall, cpu, code = in_one_cgroup(grades, env, user)
                 figures.setdefault(f"grade x {args.grades} [{label}], per grade", []).append(
                     (wall / args.grades, cpu / args.grades, code))
                 out = tmp / f"out-{uuid.uuid4().hex[:8]}" / "grades.csv"
+                out.parent.mkdir()
+                if args.user is not None:
+                    chown_tree(out.parent, args.user)
                 wall, cpu, code = in_one_cgroup(
-                    [([PY, "-m", "autograder", "grade-all", str(subs), "--out", str(out), "--jobs", "1"], root)], env)
+                    [([python, "-m", "autograder", "grade-all", str(subs), "--out", str(out), "--jobs", "1"], root)], env,
+                    user)
                 figures.setdefault(f"grade-all --jobs 1 [{label}], per submission", []).append(
                     (wall / args.copies, cpu / args.copies, code))
             figures.setdefault("import torch", []).append(in_one_cgroup([([PY, "-c", "import torch"], ROOT)], env))
@@ -98,6 +116,35 @@ def main() -> None:
         base = [v for name, v in figures.items() if name.startswith(kind) and "[baseline]" in name][0]
         print(f"{kind}: CPU {statistics.median(v[1] for v in this) / statistics.median(v[1] for v in base):.2f}x, "
               f"wall {statistics.median(v[0] for v in this) / statistics.median(v[0] for v in base):.2f}x the baseline's")
+
+
+def as_user(uid: int, tmp: Path, trees: dict[str, Path], env: dict) -> tuple[str, dict, dict[str, Path]]:
+    """A Python ``uid`` can run, its environment (no bubblewrap, a home and a temporary folder of its own), and copies
+    of ``trees`` it can read."""
+    sys.path.insert(0, str(ROOT))
+    from tests.hostile.modes import user_python
+
+    tmp.chmod(0o755)
+    python, python_env = user_python(tmp / "py", uid)
+    copies = {}
+    for label, root in trees.items():
+        for name in ("autograder", "assignments", "reference"):
+            shutil.copytree(root / name, tmp / f"tree-{label}" / name, ignore=shutil.ignore_patterns("__pycache__"))
+        copies[label] = tmp / f"tree-{label}"
+    (tmp / "home").mkdir()
+    (tmp / "tmp").mkdir()
+    env = {k: v for k, v in env.items() if not k.startswith(("XDG_", "PYTHON"))}
+    env.update(python_env, AUTOGRADER_NO_BWRAP="1", HOME=str(tmp / "home"), TMPDIR=str(tmp / "tmp"))
+    return python, env, copies
+
+
+def chown_tree(folder: Path, uid: int) -> None:
+    for dirpath, _dirnames, filenames in os.walk(folder):
+        os.lchown(dirpath, uid, uid)
+        for name in filenames:
+            path = Path(dirpath, name)
+            if path.stat(follow_symlinks=False).st_nlink == 1:
+                os.lchown(path, uid, uid)
 
 
 if __name__ == "__main__":

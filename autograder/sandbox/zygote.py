@@ -1,10 +1,12 @@
 """Workers forked from a zygote: torch imported once per machine, not once per worker.
 
 The zygote (``worker/zygote.py``) is a Python of the grader's own user that imported what a worker's first process
-imports, and nothing of any submission. A root grader's staff runs (``grade``, ``grade-all``, ``validate``, the suite)
-ask it for each worker over a Unix socket in a folder only root can open; the first grader to need one starts it, and it
-leaves when it has had nothing to do for ``ZYGOTE_IDLE_SECONDS``. A zygote serves only graders that would have started
-the same worker: the same Python and environment, the same worker code, the same cgroup, namespaces and limits.
+imports, and nothing of any submission. Staff runs (``grade``, ``grade-all``, ``validate``, the suite) ask it for each
+worker over a Unix socket in a folder only their user can open (``unusable`` says where they may: a root grader's
+always, another user's only where seccomp and Landlock keep student code from it); the first grader to need one starts
+it, and it leaves when it has had nothing to do for ``ZYGOTE_IDLE_SECONDS``. A zygote serves only graders that would
+have started the same worker: the same Python and environment, the same worker code, the same cgroup, namespaces and
+limits.
 
 Under bubblewrap the grader starts bubblewrap as today, but around a holder (a Python that waits on its stdin)
 instead of the worker, and passes the holder's namespaces to the zygote, whose child joins them: the same filesystem
@@ -40,14 +42,11 @@ HOLDER_SECONDS = 30
 WORKER_FDS = (3, 4)  # where the worker finds its request and reply pipes
 NAMESPACES = ("pid", "mnt", "net", "ipc", "uts", "cgroup")
 SOCKET_PATH_ROOM = 60  # a Unix socket's path holds 107 bytes: the folder's, "/autograder-zygote/" and a key's name
+LANDLOCK_SCOPES = 6  # Landlock's first ABI that keeps a process's signals and abstract sockets inside its domain
 
 
 class ZygoteUnavailable(SandboxFault):
     """The zygote could not be started or reached: the grader's machine, never the student."""
-
-
-# Landlock's first ABI that keeps a process's signals and abstract sockets inside its domain.
-LANDLOCK_SCOPES = 6
 
 
 def unusable(self_check: bool, protections: Protections) -> str | None:
@@ -55,7 +54,7 @@ def unusable(self_check: bool, protections: Protections) -> str | None:
 
     A grader that is not root shares its uid with its workers and their zygote. Its workers are forked only where the
     layers keep student code from that zygote as they keep it from the grader: seccomp refuses every socket (so none
-    can reach the zygote's), and Landlock keeps signals and /proc's views of other processes inside the worker. Under
+    can reach the zygote's) and Landlock keeps its signals inside its domain (the zygote is not dumpable either). Under
     bubblewrap such a grader would have to join bubblewrap's user namespace first, and its PID namespace needs a
     second fork: those workers start afresh."""
     if settings.AUTOGRADER_ZYGOTE.value() == "0":

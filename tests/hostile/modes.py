@@ -99,7 +99,8 @@ def available() -> list[Mode]:
         # in root-bare the workers are forked from the zygote, as a root grader's staff runs fork them.
         wanted += [("root", {"AUTOGRADER_NO_BWRAP": "1", "AUTOGRADER_ZYGOTE": "0"}, False),
                    ("root-bare", dict(ALL_OFF), False)]
-    # A staff laptop: a normal user, with bubblewrap (user namespaces) where the machine allows it, and without.
+    # A staff laptop: a normal user, with bubblewrap (user namespaces) where the machine allows it, and without; in
+    # `user`, where seccomp and Landlock 6+ are in force, the workers are forked from a zygote of that user.
     wanted += [("user-bwrap", {}, True), ("user", {"AUTOGRADER_NO_BWRAP": "1"}, True), ("user-bare", dict(ALL_OFF), True)]
     modes, seen = [], set()
     for name, env, as_user in wanted:
