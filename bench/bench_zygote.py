@@ -36,6 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_speed import PY, cpu_meter  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.hostile.modes import chown_tree, user_python  # noqa: E402 - the suite's user modes: a Python a uid can read
 
 
 def in_one_cgroup(commands: list[tuple[list[str], Path]], env: dict, user: list[str] = ()) -> tuple[float, float, int]:
@@ -121,9 +124,6 @@ def main() -> None:
 def as_user(uid: int, tmp: Path, trees: dict[str, Path], env: dict) -> tuple[str, dict, dict[str, Path]]:
     """A Python ``uid`` can run, its environment (no bubblewrap, a home and a temporary folder of its own), and copies
     of ``trees`` it can read."""
-    sys.path.insert(0, str(ROOT))
-    from tests.hostile.modes import user_python
-
     tmp.chmod(0o755)
     python, python_env = user_python(tmp / "py", uid)
     copies = {}
@@ -136,15 +136,6 @@ def as_user(uid: int, tmp: Path, trees: dict[str, Path], env: dict) -> tuple[str
     env = {k: v for k, v in env.items() if not k.startswith(("XDG_", "PYTHON"))}
     env.update(python_env, AUTOGRADER_NO_BWRAP="1", HOME=str(tmp / "home"), TMPDIR=str(tmp / "tmp"))
     return python, env, copies
-
-
-def chown_tree(folder: Path, uid: int) -> None:
-    for dirpath, _dirnames, filenames in os.walk(folder):
-        os.lchown(dirpath, uid, uid)
-        for name in filenames:
-            path = Path(dirpath, name)
-            if path.stat(follow_symlinks=False).st_nlink == 1:
-                os.lchown(path, uid, uid)
 
 
 if __name__ == "__main__":
