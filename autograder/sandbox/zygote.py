@@ -291,13 +291,13 @@ def key(interpreter: Interpreter) -> str:
 def _connect(interpreter: Interpreter) -> socket.socket:
     import fcntl
 
-    folder = _folder()
+    place = _folder()
     name = key(interpreter)
-    path = folder / f"{name}.sock"
+    path = place / f"{name}.sock"
     conn = _try_connect(path)
     if conn is not None:
         return conn
-    with open(folder / f"{name}.lock", "a") as lock:
+    with open(place / f"{name}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         conn = _try_connect(path)
         if conn is None:
