@@ -137,7 +137,23 @@ def _mirror() -> Interpreter:
         except OSError:  # another grader finished the same mirror first
             shutil.rmtree(work, ignore_errors=True)
     spec = json.loads((target / "ready.json").read_text(encoding="utf-8"))
+    _remove_orphan_mirrors(keep=target)
     return Interpreter(spec["executable"], tuple(spec["roots"]), spec["env"], mirrored=True)
+
+
+def _remove_orphan_mirrors(keep: Path) -> None:
+    """Remove the mirrors of Python installs that are gone (a deleted venv or checkout): each holds up to 1.6 GB that
+    nothing links to any more, and no grader can still be using it. A mirror of an install that still exists stays,
+    however old: a grader elsewhere may run on it."""
+    for mirror in CACHE.glob("python-*"):
+        if mirror == keep or mirror.name.startswith("python-building-"):
+            continue
+        try:
+            source = json.loads((mirror / "ready.json").read_text(encoding="utf-8")).get("source")
+        except (OSError, ValueError):
+            continue  # being built, or not ours to judge
+        if isinstance(source, str) and source.startswith("/") and not os.path.exists(source):
+            shutil.rmtree(mirror, ignore_errors=True)
 
 
 def _build_mirror(work: Path, target: Path) -> None:
@@ -171,6 +187,7 @@ def _build_mirror(work: Path, target: Path) -> None:
         "executable": str(executable),
         "roots": sorted(str(r) for r in roots),
         "env": {"LD_LIBRARY_PATH": str(target / "base" / "lib")},
+        "source": str(prefix),  # once it is gone, so is any use of this mirror (``_remove_orphan_mirrors``)
     }
     (work / "ready.json").write_text(json.dumps(spec), encoding="utf-8")
 

@@ -53,6 +53,32 @@ def test_a_mirror_never_writes_through_its_hard_links(tmp_path, monkeypatch):
 
 
 @root_only
+def test_a_mirror_of_an_install_that_is_gone_is_removed_and_no_other(tmp_path, monkeypatch):
+    """Every new venv (a fresh checkout, a CI run) gets a mirror of up to 1.6 GB: once its install is deleted, the next
+    grader that uses a mirror removes it; one whose install still exists, or that is being built, stays."""
+    import json
+
+    cache = tmp_path / "cache"
+    monkeypatch.setattr(runtime, "CACHE", cache)
+    monkeypatch.setattr(runtime, "reachable", lambda path, need=0: False)
+    built = runtime._mirror()
+    ours = Path(built.executable).parents[2]
+    assert json.loads((ours / "ready.json").read_text())["source"] == str(Path(sys.prefix).resolve())
+    alive_install = tmp_path / "venv-still-here"
+    alive_install.mkdir()
+    mirrors = {}
+    for name, spec in (("gone", {"source": str(tmp_path / "deleted-venv")}), ("alive", {"source": str(alive_install)}),
+                       ("older", {}), ("building-x", None)):
+        mirrors[name] = cache / f"python-{name}"
+        (mirrors[name] / "base").mkdir(parents=True)
+        if spec is not None:
+            (mirrors[name] / "ready.json").write_text(json.dumps({"executable": "x", "roots": [], "env": {}, **spec}))
+    runtime._mirror()
+    assert not mirrors["gone"].exists()
+    assert all(mirrors[name].exists() for name in ("alive", "older", "building-x")) and ours.exists()
+
+
+@root_only
 def test_box_lets_only_its_own_group_read_the_staged_modules(tmp_path):
     lease = identity.lease()
     box = runtime.Box.create(lease.uid, lease.gid)
