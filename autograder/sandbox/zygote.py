@@ -63,10 +63,10 @@ def unusable(self_check: bool, protections: Protections) -> str | None:
         return "a student's own check leaves no process behind"
     if not protections.is_root:
         if protections.bwrap:
-            return "the grader is not root and bubblewrap runs (its user namespace cannot be joined from a fork)"
+            return "the grader is not root and runs bubblewrap, whose user namespace a forked worker cannot join"
         if not protections.seccomp or protections.landlock < LANDLOCK_SCOPES:
-            return (f"the grader is not root, and seccomp and Landlock ABI {LANDLOCK_SCOPES}+ are not both in force "
-                    "(they keep student code of the grader's own uid from the zygote)")
+            return (f"the grader is not root, and without both seccomp and Landlock ABI {LANDLOCK_SCOPES}+ nothing "
+                    "keeps student code of its own uid from a zygote")
     if not (hasattr(os, "pidfd_open") and hasattr(socket, "send_fds") and hasattr(signal, "pidfd_send_signal")):
         return "this Python or kernel has no pidfds"
     return None
