@@ -74,6 +74,9 @@ AUTOGRADER_NO_LANDLOCK = _env("AUTOGRADER_NO_LANDLOCK", None, "sandbox/policy.py
                               "=1: do not use Landlock (tests of the other layers on their own)")
 AUTOGRADER_NO_SECCOMP = _env("AUTOGRADER_NO_SECCOMP", None, "sandbox/policy.py",
                              "=1: do not use seccomp (tests of the other layers on their own)")
+AUTOGRADER_NO_USERNS = _env("AUTOGRADER_NO_USERNS", None, "sandbox/policy.py",
+                            "=1: a grader that is not root and runs no bubblewrap gives its workers no user namespace, "
+                            "so their processes count against the user's own process limit (tests of that fallback)")
 AUTOGRADER_NO_CGROUP = _env("AUTOGRADER_NO_CGROUP", None, "sandbox/cpu_group.py",
                              "=1: read a call's CPU in /proc even where the grader could give its worker a cgroup of "
                              "its own (which also counts a child reaped unseen)")

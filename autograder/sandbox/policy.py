@@ -8,10 +8,12 @@ grader's protections line:
 - the grader is root: a uid of the worker's own (``identity``); the Python install reachable by it
   and the grader's folders not (``runtime``); leftovers are every process of that uid;
 - any user, where the kernel offers them: Landlock and a seccomp filter (``confine``);
-- bubblewrap, where it starts: a private filesystem, no network, its own PID namespace.
+- bubblewrap, where it starts: a private filesystem, no network, its own PID namespace;
+- a grader that is neither root nor runs bubblewrap, where the kernel lets a user make one: a user namespace of the
+  worker's own, so that its processes count against a process limit of their own, not the user's.
 
-``AUTOGRADER_NO_BWRAP=1``, ``AUTOGRADER_NO_LANDLOCK=1`` and ``AUTOGRADER_NO_SECCOMP=1`` switch a
-layer off (the tests grade the hostile corpus with each mode this machine can produce).
+``AUTOGRADER_NO_BWRAP=1``, ``AUTOGRADER_NO_LANDLOCK=1``, ``AUTOGRADER_NO_SECCOMP=1`` and ``AUTOGRADER_NO_USERNS=1``
+switch a layer off (the tests grade the hostile corpus with each mode this machine can produce).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class Protections:
     is_root: bool
     landlock: int = 0      # Landlock ABI version in force, 0 for none
     seccomp: bool = False
+    userns: bool = False   # whether a user may make a user namespace here (used where no bubblewrap and no root)
 
     @property
     def drop_user(self) -> bool:
@@ -58,6 +61,17 @@ class Protections:
     def cleanup(self) -> str:
         """How the worker finds its leftovers: its PID namespace, its own uid, or its descendants."""
         return "namespace" if self.bwrap else "uid" if self.is_root else "descendants"
+
+    @property
+    def own_user_namespace(self) -> bool:
+        """Whether the worker enters a user namespace of its own (where nothing else counts its processes apart)."""
+        return self.cleanup == "descendants" and self.userns
+
+    @property
+    def shared_process_count(self) -> bool:
+        """Whether the worker's processes count against the same limit as the user's other programs: one worker's
+        module that starts processes up to its limit leaves none for another worker of the same user."""
+        return self.cleanup == "descendants" and not self.userns
 
     def describe(self) -> str:
         """One line for the grader's log: what is in force and what is not."""
@@ -72,6 +86,8 @@ class Protections:
         )
         if self.drop_user:
             parts.append("own unprivileged uid per worker, grader's folders private")
+        if self.own_user_namespace:
+            parts.append("own user namespace per worker (its processes counted apart from the user's)")
         if self.bwrap:
             parts.append("bubblewrap (private filesystem, no network, own PID namespace)")
         if self.landlock:
@@ -98,6 +114,8 @@ class Protections:
             missing.append("seccomp")
         if not self.is_root:
             missing.append("a uid of its own (the grader is not root: the worker runs as this user)")
+        if self.shared_process_count:
+            missing.append("a user namespace of its own (its processes count against this user's process limit)")
         text = "sandbox: " + ", ".join(parts)
         return text + ("; not available: " + ", ".join(missing) if missing else "")
 
@@ -143,7 +161,8 @@ def _detect() -> Protections:
     kernel = _probe_kernel_layers(kernel_probe)
     landlock = 0 if _off("LANDLOCK") else int(kernel.get("landlock", 0))
     seccomp = False if _off("SECCOMP") else bool(kernel.get("seccomp"))
-    return Protections(bwrap=bwrap, is_root=is_root, landlock=landlock, seccomp=seccomp)
+    userns = False if _off("USERNS") else bool(kernel.get("userns"))
+    return Protections(bwrap=bwrap, is_root=is_root, landlock=landlock, seccomp=seccomp, userns=userns)
 
 
 def _off(layer: str) -> bool:
@@ -165,7 +184,8 @@ def _start_kernel_probe() -> subprocess.Popen | None:
 
 
 def _probe_kernel_layers(proc: subprocess.Popen | None = None) -> dict:
-    """Apply Landlock and seccomp in a throwaway process (a container may refuse what the kernel has)."""
+    """Apply Landlock, seccomp and a user namespace in a throwaway process (a container may refuse what the kernel
+    has)."""
     proc = proc or _start_kernel_probe()
     if proc is None:
         return {}
@@ -266,6 +286,8 @@ def worker_arguments(
         worker_args += ["--uid", str(uid), "--gid", str(gid)]
     if protections.seccomp:
         worker_args.append("--seccomp")
+    if protections.own_user_namespace:
+        worker_args.append("--user-namespace")
     if protections.bwrap:
         reads = [*interpreter.roots, INSIDE_WORKER_DIR, INSIDE_SUBMISSION]
         submissions, scratch = INSIDE_SUBMISSION, "/tmp"

@@ -21,7 +21,8 @@ from pathlib import Path
 from autograder.sandbox import policy, runtime
 
 USER_UID_BLOCKS = range(63000, 54000, -1000)  # blocks of uids the "user" modes run the grader as (the sandbox leases 64000 up)
-ALL_OFF = {"AUTOGRADER_NO_BWRAP": "1", "AUTOGRADER_NO_LANDLOCK": "1", "AUTOGRADER_NO_SECCOMP": "1"}
+ALL_OFF = {"AUTOGRADER_NO_BWRAP": "1", "AUTOGRADER_NO_LANDLOCK": "1", "AUTOGRADER_NO_SECCOMP": "1",
+           "AUTOGRADER_NO_USERNS": "1"}
 
 
 _LEASE: list[int] = []  # this process's block of uids and the file descriptor that holds it
@@ -78,15 +79,15 @@ def users_can_bwrap() -> bool:
 def protections_under(env: dict[str, str], as_user: bool) -> policy.Protections:
     """What ``policy.detect`` says in a grader started with ``env`` (as another user if ``as_user``)."""
     code = ("import json; from autograder.sandbox import policy; p = policy.detect(); "
-            "print(json.dumps([p.bwrap, p.is_root, p.landlock, p.seccomp]))")
+            "print(json.dumps([p.bwrap, p.is_root, p.landlock, p.seccomp, p.userns]))")
     full = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRADER_NO_")} | env
     proc = subprocess.run([sys.executable, "-c", code], env=full, capture_output=True, text=True, timeout=120,
                           cwd=Path(__file__).resolve().parents[2])
-    bwrap, is_root, landlock, seccomp = json.loads(proc.stdout.strip().splitlines()[-1])
+    bwrap, is_root, landlock, seccomp, userns = json.loads(proc.stdout.strip().splitlines()[-1])
     if as_user:
         is_root = False
         bwrap = bwrap if bwrap and users_can_bwrap() else None
-    return policy.Protections(bwrap=bwrap, is_root=is_root, landlock=landlock, seccomp=seccomp)
+    return policy.Protections(bwrap=bwrap, is_root=is_root, landlock=landlock, seccomp=seccomp, userns=userns)
 
 
 def available() -> list[Mode]:
@@ -100,7 +101,8 @@ def available() -> list[Mode]:
         wanted += [("root", {"AUTOGRADER_NO_BWRAP": "1", "AUTOGRADER_ZYGOTE": "0"}, False),
                    ("root-bare", dict(ALL_OFF), False)]
     # A staff laptop: a normal user, with bubblewrap (user namespaces) where the machine allows it, and without; in
-    # `user`, where seccomp and Landlock 6+ are in force, the workers are forked from a zygote of that user.
+    # `user`, where seccomp and Landlock 6+ are in force, the workers are forked from a zygote of that user, and each
+    # enters a user namespace of its own where the kernel allows; `user-bare` has none of these layers.
     wanted += [("user-bwrap", {}, True), ("user", {"AUTOGRADER_NO_BWRAP": "1"}, True), ("user-bare", dict(ALL_OFF), True)]
     modes, seen = [], set()
     for name, env, as_user in wanted:
@@ -108,7 +110,7 @@ def available() -> list[Mode]:
         found = protections_under(env, as_user and root)
         if name.endswith("bwrap") and not found.bwrap:
             continue
-        key = (found.bwrap is not None, found.is_root, found.landlock, found.seccomp)
+        key = (found.bwrap is not None, found.is_root, found.landlock, found.seccomp, found.own_user_namespace)
         if key in seen:
             continue
         seen.add(key)

@@ -62,3 +62,21 @@ def test_what_bubblewrap_leaves_a_root_worker_before_its_uid_drop():
     cmd = [bwrap, "--ro-bind", "/", "/", "--unshare-pid", *capabilities, "grep", "CapEff", "/proc/self/status"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True)
     assert int(out.stdout.split()[1], 16) == sum(1 << number for number in policy.ROOT_CAPABILITIES.values()) & policy._bounding_set()
+
+
+@pytest.mark.parametrize("bwrap, is_root, userns, enters", [
+    (None, False, True, True),          # a user without bubblewrap: the worker's own namespace counts its processes
+    (None, False, False, False),        # the kernel refuses one: the count is the user's
+    ("/usr/bin/bwrap", False, True, False),  # bubblewrap's namespace counts them already
+    (None, True, True, False),          # root: a uid of its own counts them
+])
+def test_a_worker_enters_a_user_namespace_only_where_nothing_else_counts_its_processes_apart(bwrap, is_root, userns, enters):
+    protections = policy.Protections(bwrap=bwrap, is_root=is_root, landlock=7, seccomp=True, userns=userns)
+    box = policy.Box(Path("/tmp/b"), Path("/tmp/b/worker"), Path("/tmp/b/submissions"), Path("/tmp/b/scratch"))
+    args = policy.worker_arguments(protections, policy.Interpreter("/usr/bin/python3", ("/usr",)), box, 100, 3, 4)
+    assert ("--user-namespace" in args) is enters
+    assert protections.own_user_namespace is enters
+    assert protections.shared_process_count is (bwrap is None and not is_root and not userns)
+    said = protections.describe()
+    assert ("own user namespace per worker" in said) is enters
+    assert ("a user namespace of its own (its processes count against this user's" in said) is protections.shared_process_count

@@ -1,13 +1,19 @@
 """The worker session: a module's process that ends during a call costs that call, not the worker; a stopped call says how
 long it waited for a CPU."""
 
+import json
 import os
+import shutil
 import signal
 import stat
+import subprocess
+import tempfile
 import threading
+from pathlib import Path
 
 import pytest
 
+from autograder.model import paths
 from autograder.sandbox import errors, policy
 from autograder.sandbox.session import WorkerSession
 
@@ -273,3 +279,129 @@ def test_the_scratch_folder_itself_carries_nothing_from_one_test_to_the_next(req
     session.fresh("crashing")  # the next test
     second, _ = session.call("crashing", "mark_scratch", (42_000_000_000,), {}, 10, "crashing.mark_scratch(42)")
     assert second == first and 41_000_000_000 not in second and "41000000000" not in second, (first, second)
+
+
+FILLS = b'''
+import os, time
+
+def fill(seconds):
+    """Start sleeping processes until the process limit refuses one; hold them ``seconds``."""
+    started = 0
+    try:
+        while started < 2000:
+            if os.fork() == 0:
+                time.sleep(seconds + 20)
+                os._exit(0)
+            started += 1
+    except BlockingIOError:
+        pass
+    time.sleep(seconds)
+    return started
+'''
+
+HONEST = b'''
+import os
+
+def plus_one(x):
+    return x + 1
+
+def start_a_process():
+    try:
+        pid = os.fork()
+    except BlockingIOError:
+        return "refused"
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return "started"
+'''
+
+TWO_WORKERS = """
+import json, os, sys, threading, time
+from autograder.sandbox import policy
+from autograder.sandbox.session import WorkerSession
+from autograder.sandbox.worker import procfs
+
+def tasks():
+    return sum(s.threads for s in map(procfs.status, procfs.pids()) if s is not None and s.uid == os.getuid())
+
+fills, honest = open(sys.argv[1], "rb").read(), open(sys.argv[2], "rb").read()
+out = {"protections": policy.detect().describe()}
+other = WorkerSession(memory_mb=2000, start_now=True)
+bomb, hold = None, threading.Event()
+try:
+    other.switch(other.stage({"honest": honest}))
+    other.import_module("honest", 30)
+    out["before"] = other.call("honest", "plus_one", (1,), {}, 30, "honest.plus_one(1)")
+    # the user's other programs start threads after this worker's limits were set and before the next worker's: a count
+    # shared with them would give the next worker's module more room than this one's
+    crowd = [threading.Thread(target=hold.wait) for _ in range(30)]
+    for thread in crowd:
+        thread.start()
+    bomb = WorkerSession(memory_mb=2000, start_now=True)
+    bomb.switch(bomb.stage({"fills": fills}))
+    bomb.import_module("fills", 30)
+    start = tasks()
+    filling = threading.Thread(target=lambda: out.update(filled=bomb.call("fills", "fill", (15,), {}, 60, "fills.fill(15)")))
+    filling.start()
+    deadline = time.monotonic() + 30
+    while tasks() < start + 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    other.fresh("honest")  # the next test: a fresh process for the module
+    try:
+        other.import_module("honest", 30)
+        out["during"] = other.call("honest", "plus_one", (1,), {}, 30, "honest.plus_one(1)")
+        out["starts"] = other.call("honest", "start_a_process", (), {}, 30, "honest.start_a_process()")
+    except Exception as exc:
+        out["during"] = f"{type(exc).__name__}: {exc}"
+    filling.join()
+finally:
+    hold.set()
+    other.close()
+    if bomb is not None:
+        bomb.close()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("namespaces", ["own", "refused"])
+def test_a_module_that_fills_the_process_limit_costs_another_worker_of_the_same_user_nothing(namespaces):
+    """A staff member grading as themselves without bubblewrap: one worker's module starts processes until its limit
+    refuses one while another worker of the same user runs its next test. With a user namespace per worker the other
+    module may still start processes; where the kernel gives none, the count is the user's, and the other module's own
+    processes may be refused, never the worker's start of its test nor an honest call."""
+    from tests.hostile import modes
+
+    if os.geteuid() != 0:
+        pytest.skip("the suite must be root to grade as another user")
+    env = {"AUTOGRADER_NO_BWRAP": "1"} | ({"AUTOGRADER_NO_USERNS": "1"} if namespaces == "refused" else {})
+    found = modes.protections_under(env, as_user=True)
+    if namespaces == "own" and not found.own_user_namespace:
+        pytest.skip("a user gets no user namespace here")
+    uid = modes.user_uid_base() + (995 if namespaces == "own" else 994)  # of this process's block, and no hostile lab's
+    root = Path(tempfile.mkdtemp(prefix="two-workers-", dir="/tmp"))  # pytest's folders are root's alone
+    try:
+        project = root / "project"
+        shutil.copytree(paths.ROOT / "autograder", project / "autograder", ignore=shutil.ignore_patterns("__pycache__"))
+        (root / "fills.py").write_bytes(FILLS)
+        (root / "honest.py").write_bytes(HONEST)
+        (root / "tmp").mkdir()
+        python, python_env = modes.user_python(root / "py", uid)
+        modes.chown_tree(root, uid)
+        full = {k: v for k, v in os.environ.items() if not k.startswith(("AUTOGRADER_", "PYTEST_", "XDG_"))}
+        full.update(python_env, **env, HOME=str(root), TMPDIR=str(root / "tmp"))
+        proc = subprocess.run([python, "-c", TWO_WORKERS, str(root / "fills.py"), str(root / "honest.py")], cwd=project,
+                              env=full, capture_output=True, text=True, timeout=300, user=uid, group=uid, extra_groups=[])
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        out = json.loads(proc.stdout.strip().splitlines()[-1])
+    finally:
+        subprocess.run(["pkill", "-KILL", "-u", str(uid)], check=False)
+        shutil.rmtree(f"/tmp/autograder-zygote-{uid}", ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
+    assert out["filled"] > 200, out
+    assert out["before"] == 2 and out["during"] == 2, out
+    if namespaces == "own":
+        assert "own user namespace per worker" in out["protections"]
+        assert out["starts"] == "started", out
+    else:
+        assert "a user namespace of its own (its processes count against" in out["protections"]

@@ -1,12 +1,18 @@
-"""Kernel layers the worker applies to itself before student code runs: Landlock and seccomp.
+"""Kernel layers the worker applies to itself before student code runs: Landlock, seccomp and, for a grader that is
+not root and runs no bubblewrap, a user namespace of its own.
 
-Both work for any user, root or not, without namespaces. Landlock limits the filesystem to
+Landlock and seccomp work for any user, root or not, without namespaces. Landlock limits the filesystem to
 what the worker may read (the Python install, its own code, the staged modules) and one
 scratch folder it may write, refuses TCP, and (ABI 6 and later) keeps signals and abstract
 sockets inside the sandbox, so student code cannot signal the worker's first process or the
 grader. The seccomp filter (which also sets no_new_privs) refuses sockets (also ``socketpair``,
 ``connect``, ``bind`` and sending to an address), SysV IPC, inotify, ptrace, reading or writing other
 processes' memory, namespaces, mounts, kernel keyrings, BPF and io_uring.
+
+A user namespace of its own (where the kernel lets a user make one) gives the worker's processes a count of their own:
+the kernel counts ``RLIMIT_NPROC`` per user namespace, so a module that starts processes up to its limit leaves the
+user's other programs, other workers among them, room to start theirs. The worker maps its own uid and gid into it and
+keeps none of the capabilities it would hold there.
 
 Run with ``--probe`` to print which layers this machine allows (the grader asks once).
 """
@@ -98,8 +104,48 @@ NEW_NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x04000000, 0x08000000, 0x4000000
 # CLONE_NEWUSER, NEWPID, NEWUTS, NEWIPC, NEWNET, NEWNS, NEWCGROUP, NEWTIME
 
 
+CLONE_NEWUSER = 0x10000000
+
+
 class ConfineError(RuntimeError):
     """A layer that the grader found available could not be applied (a fault of the machine)."""
+
+
+def enter_user_namespace() -> None:
+    """Move this (single-threaded) process into a new user namespace where its uid and gid are what they were, with no
+    capability: its processes then count against a process limit of their own."""
+    import ctypes
+
+    uid, gid = os.getuid(), os.getgid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWUSER) != 0:
+        code = ctypes.get_errno()
+        raise ConfineError(f"no user namespace: unshare failed ({errno.errorcode.get(code, code)})")
+    try:
+        for name, text in (("setgroups", "deny"), ("uid_map", f"{uid} {uid} 1"), ("gid_map", f"{gid} {gid} 1")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+    except OSError as exc:
+        raise ConfineError(f"the user namespace's ids could not be mapped: {exc}") from None
+    if not set_capabilities(0):  # the new namespace gave it every one
+        raise ConfineError("the user namespace's capabilities could not be dropped")
+
+
+CAPABILITY_VERSION_3 = 0x20080522
+
+
+def set_capabilities(mask: int) -> bool:
+    """Make ``mask`` this process's effective, permitted and inheritable capabilities (only ever fewer than it has)."""
+    import ctypes
+    import struct
+
+    low, high = mask & 0xFFFFFFFF, mask >> 32
+    header = struct.pack("Ii", CAPABILITY_VERSION_3, 0)
+    data = struct.pack("6I", low, low, low, high, high, high)
+    try:
+        return ctypes.CDLL(None, use_errno=True).capset(ctypes.c_char_p(header), ctypes.c_char_p(data)) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def landlock_abi() -> int:
@@ -160,8 +206,8 @@ def apply_seccomp() -> None:
 
 
 def probe() -> dict:
-    """Apply both layers in this (throwaway) process and report what worked."""
-    found = {"landlock": 0, "seccomp": False}
+    """Apply the layers in this (throwaway) process and report what worked."""
+    found = {"landlock": 0, "seccomp": False, "userns": _probe_user_namespace()}
     abi = landlock_abi()
     if abi:
         try:
@@ -174,6 +220,20 @@ def probe() -> dict:
     except ConfineError as exc:
         found["seccomp_error"] = str(exc)
     return found
+
+
+def _probe_user_namespace() -> bool:
+    """Whether a child of this process can enter a user namespace of its own (asked in a child: the other layers are
+    probed here, outside any)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            enter_user_namespace()
+            os._exit(0)
+        except BaseException:  # noqa: BLE001 - any failure says no
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--probe"]:

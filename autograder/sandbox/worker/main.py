@@ -38,7 +38,8 @@ from typing import NoReturn
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import procfs  # noqa: E402 - beside this file in the box
+import confine  # noqa: E402 - beside this file in the box
+import procfs  # noqa: E402
 import wire  # noqa: E402
 from isolation import Isolation, IsolationError  # noqa: E402
 from serving import ModuleServer, flush_output  # noqa: E402
@@ -81,40 +82,29 @@ def drop_privileges(uid: int, gid: int) -> None:
     os.setuid(uid)
     if os.getuid() != uid or os.geteuid() != uid:
         raise SystemExit("could not drop privileges")
-    set_capabilities(0)  # the uid change emptied what it may use; bubblewrap left what it kept inheritable: none
+    confine.set_capabilities(0)  # the uid change emptied what it may use; bubblewrap left what it kept inheritable
 
 
-CAPABILITY_VERSION_3 = 0x20080522
-
-
-def set_capabilities(mask: int) -> bool:
-    """Make ``mask`` this process's effective, permitted and inheritable capabilities (only ever fewer than it has)."""
-    import ctypes
-    import struct
-
-    low, high = mask & 0xFFFFFFFF, mask >> 32
-    header = struct.pack("Ii", CAPABILITY_VERSION_3, 0)
-    data = struct.pack("6I", low, low, low, high, high, high)
-    try:
-        return _libc().capset(ctypes.c_char_p(header), ctypes.c_char_p(data)) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, own_uid: bool, max_open_files: int = 256) -> None:
-    """Cap address space, process count, file size, open files and core dumps for this process tree."""
+def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, max_open_files: int = 256) -> None:
+    """Cap address space, processes (``max_processes``: the value of RLIMIT_NPROC, 0 for none), file size, open files
+    and core dumps for this process tree."""
     import resource
 
     cap = _cap
     if memory_mb > 0:
         cap(resource.RLIMIT_AS, memory_mb << 20)
     if max_processes > 0 and os.getuid() != 0:
-        # The limit counts every process and thread of the real uid: a uid shared with other programs
-        # (a staff member grading as themselves) keeps what it runs already.
-        cap(resource.RLIMIT_NPROC, max_processes + (0 if own_uid else _tasks_of(os.getuid())))
+        cap(resource.RLIMIT_NPROC, max_processes)
     cap(resource.RLIMIT_FSIZE, max_file_mb << 20)
     cap(resource.RLIMIT_NOFILE, max_open_files)  # also bounds memory held in memfd files (each at most max_file_mb)
     cap(resource.RLIMIT_CORE, 0)
+
+
+def cap_processes(limit: int) -> None:
+    """Cap this process's RLIMIT_NPROC (for good: soft and hard) at ``limit``."""
+    import resource
+
+    _cap(resource.RLIMIT_NPROC, limit)
 
 
 def _cap(which: int, value: int) -> None:
@@ -196,20 +186,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="confine each module with Landlock; PATH may be read (repeatable)")
     parser.add_argument("--seccomp", action="store_true", help="load the syscall filter in each module's child")
     parser.add_argument("--oom-score-adj", type=int, default=1000)
+    parser.add_argument("--user-namespace", action="store_true",
+                        help="enter a user namespace of its own: its processes get a count of their own")
     return parser.parse_args(argv)
 
 
 def enter_sandbox(args: argparse.Namespace) -> None:
-    """What this process does before it imports anything more: OOM score, the sandbox uid, death with its parent,
-    subreaper, limits."""
+    """What this process does before it imports anything more: OOM score, the sandbox uid or a user namespace, death
+    with its parent, subreaper, limits."""
     parent = os.getppid()
     volunteer_for_oom(args.oom_score_adj)
     if args.uid >= 0:
         drop_privileges(args.uid, args.gid)
+    if args.user_namespace:
+        try:
+            confine.enter_user_namespace()  # while this process has one thread, which unshare requires
+        except confine.ConfineError as exc:
+            raise SystemExit(str(exc)) from None
     _die_with_parent(parent)  # after the uid change, which clears the parent-death signal
     _prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of the module's processes come back to us, not to init
     # Address space is capped after the imports: what torch takes depends on its build (CPU 0.6 GB, CUDA 3 GB).
-    set_limits(0, args.max_processes, args.max_file_mb, own_uid=args.cleanup != "descendants")
+    # RLIMIT_NPROC counts every process and thread of the real uid in this user namespace. Where that count is this
+    # worker's own (a uid or a user namespace of its own), it caps the whole tree. Where it is shared with the user's
+    # other programs (another worker among them), it is what they run now plus the room, and only each module's child
+    # takes it: a module of another worker that fills the count can stop this one's module from starting processes,
+    # never this process from starting the next test's.
+    own_count = args.cleanup != "descendants" or args.user_namespace
+    set_limits(0, args.max_processes if own_count else 0, args.max_file_mb)
+    args.module_processes = None if own_count else args.max_processes + _tasks_of(os.getuid())
 
 
 def import_libraries(args: argparse.Namespace) -> None:
@@ -367,7 +371,8 @@ class FirstProcess:
         pid = _fork()
         if pid == 0:
             try:
-                serve_module(self.server, request, blobs, ends, self.pid, (self.fd_in, self.fd_out), self.isolation)
+                serve_module(self.server, request, blobs, ends, self.pid, (self.fd_in, self.fd_out), self.isolation,
+                             self.args.module_processes)
             finally:
                 os._exit(WORKER_BROKEN)
         try:
@@ -615,12 +620,13 @@ def serve_module(
     first: int,
     grader_fds: tuple[int, int],
     isolation: Isolation,
+    processes: int | None = None,
 ) -> NoReturn:
     """In the forked child: import the module, then answer calls on the child's own pipes until they close.
 
     The child never holds the grader's pipes: what student code writes reaches only the first process, which
     passes on values and errors and nothing else. It holds no descriptor of the first process's either, and cannot
-    act on it (``isolation``)."""
+    act on it (``isolation``). ``processes``: the child's own RLIMIT_NPROC, where the first process has none."""
     signal.signal(signal.SIGUSR1, signal.SIG_DFL)
     os.setpgid(0, 0)  # the module's own processes can be killed as a group afterwards
     _die_with_parent(first)
@@ -630,6 +636,11 @@ def serve_module(
         isolation.enter(ends.child_out, keep=(ends.child_req, ends.child_rep))
     except IsolationError:
         os._exit(WORKER_BROKEN)  # found working before any student code ran (the greeting's probe): not reached
+    if processes is not None:
+        # The grader's own thread starts before the cap, which the user's other programs may have filled already (and
+        # after the isolation, which binds only the thread that enters it): then only what the module starts is refused.
+        server.watch.start()
+        cap_processes(processes)
 
     def send(header: dict, out_blobs: list | None = None) -> None:
         flush_output()  # what the code printed reaches the grader before the reply does
@@ -694,8 +705,6 @@ def _write(fd: int, data) -> None:
 def _confine(args: argparse.Namespace) -> str:
     """Apply the kernel layers to this process, which every module's process inherits; '' or why they failed (a fault
     of the grader's machine, never of the student: no student code has run yet)."""
-    import confine
-
     try:
         if args.landlock is not None:
             confine.apply_landlock(args.landlock, [args.scratch])

@@ -156,6 +156,17 @@ class StackAtLimit:
         self._started = None  # released by the watching thread once it runs (and so counts among the threads)
         self._watcher_pid = 0  # the process whose thread watches (a fork has none)
 
+    def start(self) -> None:
+        """Start this process's watching thread now, unarmed (``arm`` starts it otherwise)."""
+        import _thread
+
+        if self._watcher_pid != os.getpid():
+            self._wake, self._started = _thread.allocate_lock(), _thread.allocate_lock()
+            self._wake.acquire()
+            self._started.acquire()
+            self._watcher_pid = os.getpid()
+            _thread.start_new_thread(self._watch, (self._wake, self._started))
+
     def arm(self, request: dict) -> None:
         import _thread
 
@@ -164,11 +175,7 @@ class StackAtLimit:
             cpu_at = _process_time() + _ahead(cpu) if type(cpu) in (int, float) and cpu > 0 else None
             self.armed = (_thread.get_ident(), _monotonic() + _ahead(limit), cpu_at)
             if self._watcher_pid != os.getpid():
-                self._wake, self._started = _thread.allocate_lock(), _thread.allocate_lock()
-                self._wake.acquire()
-                self._started.acquire()
-                self._watcher_pid = os.getpid()
-                _thread.start_new_thread(self._watch, (self._wake, self._started))
+                self.start()
             else:
                 try:
                     self._wake.release()

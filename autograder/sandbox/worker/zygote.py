@@ -33,7 +33,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import main  # noqa: E402 - the worker's own first process, beside this file
+import confine  # noqa: E402 - the worker's own code, beside this file
+import main  # noqa: E402
 import procfs  # noqa: E402
 
 MAX_REQUEST = 1 << 16
@@ -75,7 +76,7 @@ def keep_only_capabilities(keep: list[int]) -> None:
     for cap in range(last + 1):
         if cap not in keep and libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1:
             _check(libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), "bounding set")
-    if not main.set_capabilities(sum(1 << cap for cap in keep if libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)):
+    if not confine.set_capabilities(sum(1 << cap for cap in keep if libc.prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)):
         raise OSError(ctypes.get_errno(), "capset")
 
 

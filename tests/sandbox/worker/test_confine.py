@@ -75,3 +75,23 @@ def test_seccomp_refuses_sockets_ptrace_and_namespaces(tmp_path):
 
 def test_probe_applies_what_the_kernel_offers():
     assert PROBED["landlock"] == LANDLOCK, PROBED.get("landlock_error")
+
+
+@pytest.mark.skipif(not PROBED["userns"], reason="this kernel (or its container) gives a user no user namespace")
+def test_a_user_namespace_of_its_own_keeps_the_ids_and_gives_no_capability():
+    code = textwrap.dedent(f"""
+        import json, os, sys
+        sys.path.insert(0, {os.path.dirname(confine.__file__)!r})
+        import confine
+        before = os.readlink("/proc/self/ns/user")
+        confine.enter_user_namespace()
+        status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+        print(json.dumps({{"new": os.readlink("/proc/self/ns/user") != before, "ids": [os.getuid(), os.getgid()],
+                          "caps": [int(status[k], 16) for k in ("CapEff", "CapPrm", "CapInh", "CapAmb")],
+                          "map": open("/proc/self/uid_map").read().split()}}))
+    """)
+    proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["new"] and out["ids"] == [os.getuid(), os.getgid()] and out["caps"] == [0, 0, 0, 0]
+    assert out["map"] == [str(os.getuid()), str(os.getuid()), "1"]
