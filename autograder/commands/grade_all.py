@@ -28,6 +28,13 @@ DESCRIPTION = (
 )
 
 
+SHARED_COUNT_WARNING = (
+    "warning: this machine gives your user no user namespace, so every job's processes count against your own process "
+    "limit: while one submission starts processes up to its limit, another job's code cannot start any (each test and "
+    "every honest call still run). --jobs 1 avoids it, as does grading as root; this run grades {jobs} at once."
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "dir",
@@ -112,7 +119,10 @@ def run(args: argparse.Namespace) -> int:
         if args.merge:
             done = grade_all.merge(opened, [Path(d) for d in args.merge], found)
         else:
-            print(policy.detect().describe(), file=sys.stderr)
+            protections = policy.detect()
+            print(protections.describe(), file=sys.stderr)
+            if protections.shared_process_count and args.jobs > 1:
+                print(SHARED_COUNT_WARNING.format(jobs=args.jobs), file=sys.stderr)
             done = grade_all.grade(opened, found, jobs=args.jobs, force=args.force)
     except (grade_all.RunError, gradescope_export.ExportError) as exc:
         return _error(str(exc))

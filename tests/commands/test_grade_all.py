@@ -456,3 +456,26 @@ def test_a_lone_surrogate_in_a_status_ends_neither_the_job_nor_its_csv(tmp_path)
     rows = {row["submission"]: row for row in read_csv(out)}
     assert set(rows) == {"submission_1", "submission_2"}, rows
     assert "\\udc80" in rows["submission_1"]["status"] and rows["submission_2"]["status"] == "ok", rows
+
+
+@pytest.mark.parametrize("shared, jobs, warned", [(True, 2, True), (True, 1, False), (False, 2, False)])
+def test_parallel_jobs_sharing_the_users_process_count_are_warned_of(tmp_path, monkeypatch, capsys, shared, jobs, warned):
+    import argparse
+
+    from autograder.commands import grade_all as command
+    from autograder.sandbox import policy
+    from autograder.staff import grade_all
+    from tests.staff.test_grade_all import FakeSession, fake_export, fake_grade
+
+    monkeypatch.setattr(grade_all.grader, "grade", fake_grade)
+    monkeypatch.setattr(grade_all.grader, "reusable_session", lambda assignment: FakeSession())
+    monkeypatch.setattr(policy, "detect", lambda: policy.Protections(bwrap=None, is_root=False, landlock=7, seccomp=True,
+                                                                     userns=not shared))
+    root = one_problem_root(tmp_path, MODULE)
+    real_load = grade_all.manifest.load
+    monkeypatch.setattr(grade_all.manifest, "load", lambda path=None: real_load(path or root / "assignments" / "assignment.yaml"))
+    args = argparse.Namespace(dir=str(fake_export(tmp_path / "export.zip")), out=str(tmp_path / "o" / "grades.csv"),
+                              jobs=jobs, force=False, against=None, shard=None, merge=None)
+    assert command.run(args) == 0
+    err = capsys.readouterr().err
+    assert ("gives your user no user namespace" in err and "--jobs 1 avoids it" in err) is warned
