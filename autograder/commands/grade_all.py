@@ -29,9 +29,10 @@ DESCRIPTION = (
 
 
 SHARED_COUNT_WARNING = (
-    "warning: this machine gives your user no user namespace, so every job's processes count against your own process "
-    "limit: while one submission starts processes up to its limit, another job's code cannot start any (each test and "
-    "every honest call still run). --jobs 1 avoids it, as does grading as root; this run grades {jobs} at once."
+    "warning: this machine gives your user no user namespace that counts its processes apart, so every job's "
+    "processes count against your own process limit: while one submission starts processes up to its limit, another "
+    "job's code cannot start any (each test and every honest call still run). --jobs 1 avoids it, as does grading as "
+    "root; this run grades {jobs} at once."
 )
 
 

@@ -9,8 +9,9 @@ grader's protections line:
   and the grader's folders not (``runtime``); leftovers are every process of that uid;
 - any user, where the kernel offers them: Landlock and a seccomp filter (``confine``);
 - bubblewrap, where it starts: a private filesystem, no network, its own PID namespace;
-- a grader that is neither root nor runs bubblewrap, where the kernel lets a user make one: a user namespace of the
-  worker's own, so that its processes count against a process limit of their own, not the user's.
+- a grader that is neither root nor runs bubblewrap, where the kernel lets a user make one and counts processes per
+  user namespace (Linux 5.14+): a user namespace of the worker's own, so that its processes count against a process
+  limit of their own, not the user's.
 
 ``AUTOGRADER_NO_BWRAP=1``, ``AUTOGRADER_NO_LANDLOCK=1``, ``AUTOGRADER_NO_SECCOMP=1`` and ``AUTOGRADER_NO_USERNS=1``
 switch a layer off (the tests grade the hostile corpus with each mode this machine can produce).

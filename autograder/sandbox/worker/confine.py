@@ -10,9 +10,9 @@ grader. The seccomp filter (which also sets no_new_privs) refuses sockets (also 
 processes' memory, namespaces, mounts, kernel keyrings, BPF and io_uring.
 
 A user namespace of its own (where the kernel lets a user make one) gives the worker's processes a count of their own:
-the kernel counts ``RLIMIT_NPROC`` per user namespace, so a module that starts processes up to its limit leaves the
-user's other programs, other workers among them, room to start theirs. The worker maps its own uid and gid into it and
-keeps none of the capabilities it would hold there.
+from Linux 5.14 the kernel counts ``RLIMIT_NPROC`` per user namespace, so a module that starts processes up to its limit
+leaves the user's other programs, other workers among them, room to start theirs. The worker maps its own uid and gid
+into it and keeps none of the capabilities it would hold there.
 
 Run with ``--probe`` to print which layers this machine allows (the grader asks once).
 """
@@ -223,17 +223,29 @@ def probe() -> dict:
 
 
 def _probe_user_namespace() -> bool:
-    """Whether a child of this process can enter a user namespace of its own (asked in a child: the other layers are
-    probed here, outside any)."""
+    """Whether a child of this process can enter a user namespace of its own where its processes count apart from the
+    user's (Linux 5.14 and later; before, the kernel counted them per uid whatever the namespace). Asked in a child:
+    the other layers are probed here, outside any."""
     pid = os.fork()
     if pid == 0:
         try:
             enter_user_namespace()
+            _cap_processes(2)  # this child and one more: refused where the count is the user's, which runs this probe
+            child = os.fork()
+            if child == 0:
+                os._exit(0)
+            os.waitpid(child, 0)
             os._exit(0)
         except BaseException:  # noqa: BLE001 - any failure says no
             os._exit(1)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
+
+
+def _cap_processes(limit: int) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--probe"]:

@@ -95,3 +95,39 @@ def test_a_user_namespace_of_its_own_keeps_the_ids_and_gives_no_capability():
     out = json.loads(proc.stdout)
     assert out["new"] and out["ids"] == [os.getuid(), os.getgid()] and out["caps"] == [0, 0, 0, 0]
     assert out["map"] == [str(os.getuid()), str(os.getuid()), "1"]
+
+
+@pytest.mark.skipif(not PROBED["userns"], reason="this kernel (or its container) gives a user no user namespace")
+def test_the_probe_offers_a_user_namespace_only_where_it_counts_the_processes_apart():
+    """A kernel before 5.14 makes the namespace but counts its processes per uid: the worker would then cap the user's
+    whole count at its own limit. The probe forks under a limit of 2 in the namespace, which only a count of its own
+    allows; without the namespace (as on such a kernel) it says no."""
+    import shutil
+    import tempfile
+
+    from autograder.sandbox import runtime
+
+    folder = tempfile.mkdtemp(prefix="probe-userns-", dir="/tmp")  # pytest's folders are the suite's user's alone
+    shutil.copy(confine.__file__, folder)
+    code = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {folder!r})
+        import confine
+        real = confine._probe_user_namespace()
+        confine.enter_user_namespace = lambda: None
+        print(real, confine._probe_user_namespace())
+    """)
+    as_user = {}
+    if os.geteuid() == 0:  # root's processes are never refused for their count: ask as a uid of the suite's own
+        from tests.hostile import modes
+
+        spare = modes.user_uid_base() + 993
+        as_user = {"user": spare, "group": spare, "extra_groups": []}
+    os.chmod(folder, 0o755)
+    python = runtime.interpreter_for_others().executable
+    try:
+        proc = subprocess.run([python, "-I", "-c", code], capture_output=True, text=True, timeout=60, cwd="/", **as_user)
+    finally:
+        shutil.rmtree(folder)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "False"]
