@@ -200,6 +200,11 @@ class Drain:
         with self.taking:
             return _pending_bytes(self._fd) == 0
 
+    @property
+    def exact(self) -> bool:
+        """Whether ``caught_up`` is certain (POSIX: the bytes left in the pipe are counted under the lock)."""
+        return self._fd is not None
+
     def is_alive(self) -> bool:
         return self.thread.is_alive()
 

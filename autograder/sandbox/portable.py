@@ -89,7 +89,9 @@ class _Child:
         end = time.monotonic() + timeout
         while time.monotonic() < end and self.drain.is_alive():
             if self.drain.caught_up():
-                time.sleep(0.005)
+                if self.drain.exact:
+                    return
+                time.sleep(0.005)  # the thread may just have woken with more: look twice
                 if self.drain.caught_up():
                     return
             time.sleep(0.002)

@@ -160,3 +160,16 @@ def test_what_a_worker_printed_while_it_started_outlives_the_windows():
     assert buffer.fed_since(started_at) == "ModuleNotFoundError: No module named 'torch'\n"  # nothing from before it
     buffer.feed(b"x" * 5000)
     assert len(buffer.fed_since(started_at)) == 2000  # the last bytes only
+
+
+def test_a_drain_on_a_pipe_counts_what_is_left_in_it_exactly():
+    import os
+
+    from autograder.sandbox.output import Drain
+
+    read, write = os.pipe()
+    with open(read, "rb") as stream:
+        drain = Drain(stream, OutputBuffer())
+        assert drain.exact
+        os.close(write)
+        drain.join(timeout=10)
