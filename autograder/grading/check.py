@@ -37,7 +37,10 @@ def run(folder: Path, assignment: Assignment | None = None, modules: list[str] |
     assignment = assignment or manifest.load()
     chosen = [p for p in assignment.problems if not modules or p.module in modules]
     pool = list(session) if isinstance(session, Sequence) else [session] if session is not None else []
-    count = min(len(chosen), len(pool) if pool else workers or parallel_workers(len(chosen)))
+    # On the portable path the grading process runs beside its checking children, each of which imports torch: on two
+    # idle cores a second child took the same wall for 1.68x the CPU (docs/measurements.md), so it keeps a core.
+    reserved = 1 if not pool and portable_reason() else 0
+    count = min(len(chosen), len(pool) if pool else workers or parallel_workers(len(chosen), reserved))
     if count > 1:
         return _run_in_parallel(Path(folder), assignment, chosen, pool[:count], count)
     own = [] if pool or portable_reason() else open_sessions(assignment, 1)
@@ -80,10 +83,10 @@ def slow_calls(exchanges: Sequence) -> list[str]:
     return notes
 
 
-def parallel_workers(problems: int) -> int:
+def parallel_workers(problems: int, reserved: int = 0) -> int:
     """How many problems a self-check grades at once: one per idle core this process may use (its cores less the
-    last minute's load), at most one per problem. Each worker imports torch, a few seconds of one core: on a busy
-    machine a second worker only competes with the first (measured on a shared two-core machine:
+    last minute's load and ``reserved``), at most one per problem. Each worker imports torch, a few seconds of one
+    core: on a busy machine a second worker only competes with the first (measured on a shared two-core machine:
     bench_check_parallel.py)."""
     try:
         cores = len(os.sched_getaffinity(0))
@@ -93,7 +96,7 @@ def parallel_workers(problems: int) -> int:
         busy = round(os.getloadavg()[0])
     except (AttributeError, OSError):  # Windows has no load average
         busy = 0
-    return max(1, min(cores - busy, problems))
+    return max(1, min(cores - busy - reserved, problems))
 
 
 def _run_in_parallel(

@@ -3,6 +3,7 @@
 import os
 import re
 import threading
+from types import SimpleNamespace
 
 import pytest
 
@@ -136,6 +137,18 @@ def test_a_check_uses_one_worker_per_idle_core_and_no_more_than_problems(monkeyp
     assert grading_check.parallel_workers(6) == 1
     monkeypatch.setattr(grading_check.os, "getloadavg", lambda: (9.0, 9.0, 9.0), raising=False)
     assert grading_check.parallel_workers(6) == 1
+
+
+def test_a_portable_check_keeps_a_core_for_the_grading_process(monkeypatch, tmp_path, assignment):
+    monkeypatch.setattr(grading_check.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(grading_check.os, "getloadavg", lambda: (0.2, 0.5, 0.5), raising=False)
+    assert grading_check.parallel_workers(6) == 2 and grading_check.parallel_workers(6, reserved=1) == 1
+    asked = []
+    monkeypatch.setattr(grading_check, "parallel_workers", lambda problems, reserved=0: asked.append(reserved) or 1)
+    monkeypatch.setattr(grading_check, "portable_reason", lambda: "AUTOGRADER_PORTABLE=1")
+    graded = SimpleNamespace(notes=[])
+    monkeypatch.setattr(grading_check.grader, "grade", lambda *args, **kwargs: graded)
+    assert grading_check.run(tmp_path, assignment) is graded and asked == [1]
 
 
 def test_a_slow_call_is_named_with_its_share_of_the_limit(tmp_path, assignment):
