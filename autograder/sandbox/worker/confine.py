@@ -230,7 +230,10 @@ def _probe_user_namespace() -> bool:
     if pid == 0:
         try:
             enter_user_namespace()
-            _cap_processes(2)  # this child and one more: refused where the count is the user's, which runs this probe
+            import resource
+
+            # this child and one more: refused where the count is the user's, which runs this probe as well
+            resource.setrlimit(resource.RLIMIT_NPROC, (2, 2))
             child = os.fork()
             if child == 0:
                 os._exit(0)
@@ -240,12 +243,6 @@ def _probe_user_namespace() -> bool:
             os._exit(1)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status) == 0
-
-
-def _cap_processes(limit: int) -> None:
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--probe"]:

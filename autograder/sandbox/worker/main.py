@@ -100,13 +100,6 @@ def set_limits(memory_mb: int, max_processes: int, max_file_mb: int, max_open_fi
     cap(resource.RLIMIT_CORE, 0)
 
 
-def cap_processes(limit: int) -> None:
-    """Cap this process's RLIMIT_NPROC (for good: soft and hard) at ``limit``."""
-    import resource
-
-    _cap(resource.RLIMIT_NPROC, limit)
-
-
 def _cap(which: int, value: int) -> None:
     """Set a resource limit (soft and hard), never above a hard limit already in force."""
     import resource
@@ -640,7 +633,9 @@ def serve_module(
         # The grader's own thread starts before the cap, which the user's other programs may have filled already (and
         # after the isolation, which binds only the thread that enters it): then only what the module starts is refused.
         server.watch.start()
-        cap_processes(processes)
+        import resource
+
+        _cap(resource.RLIMIT_NPROC, processes)
 
     def send(header: dict, out_blobs: list | None = None) -> None:
         flush_output()  # what the code printed reaches the grader before the reply does
