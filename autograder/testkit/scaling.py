@@ -12,13 +12,15 @@ without running it where that is slow:
 3. the CPU time of everything the call ran (its threads and child processes), read by the grader in /proc, must grow
    linearly: what it grew from ``WORK_SIZES[0]`` to ``LONG_N`` tokens against what it grew from ``WORK_SIZES[0]`` to
    ``WORK_SIZES[1]`` (about 10 for linear code, 68 for quadratic). Growths, not the times themselves: a fixed cost per
-   call (forking a process, a padding loop) would otherwise hide quadratic work. The two smaller calls are counted,
-   which only slows torch's operations: a fair per-token loop then grows less, never more. A fast linear call's growth
-   is timer noise, so any growth passes while the call at ``LONG_N`` took at most ``CPU_FLOOR_LINEAR_FORMS``
-   yardsticks more than the one at ``WORK_SIZES[0]``; the yardstick is what causal linear attention over ``LONG_N``
-   tokens takes on this machine, timed by the grader in its own thread (``testkit/calibration.py``). Every figure the
-   verdict compares is then a ratio of CPU times of one machine: a machine some times faster per core divides them
-   all and gives the same verdict (a floor in seconds let the quadratic forms below pass on a machine twice as fast).
+   call (forking a process, a padding loop) would otherwise hide quadratic work. The call at ``WORK_SIZES[1]`` is read
+   twice and its lesser CPU time kept, since a burst of load there would raise the growth's denominator. The two smaller
+   calls are counted, which only slows torch's operations: a fair per-token loop then grows less, never more. A fast
+   linear call's growth is timer noise, so any growth passes while the call at ``LONG_N`` took at most
+   ``CPU_FLOOR_LINEAR_FORMS`` yardsticks more than the one at ``WORK_SIZES[0]``; the yardstick is what causal linear
+   attention over ``LONG_N`` tokens takes on this machine, timed by the grader in its own thread
+   (``testkit/calibration.py``). Every figure the verdict compares is then a ratio of CPU times of one machine: a
+   machine some times faster per core divides them all and gives the same verdict (a floor in seconds let the quadratic
+   forms below pass on a machine twice as fast).
 
 Measured for problem 6 (causal_linear_attention; in-process, one thread): the reference, the fair variants and the
 N x N form grow 3.99 to 4.02 times in work for 4 times the tokens, a loop that re-sums all earlier keys for every query
@@ -68,10 +70,15 @@ def expect_linear_in_tokens(
     sized = {n: Call(function, *inputs(n)) for n in sizes}
     last = sizes[-1]
     name = sized[last].func
-    costs = {}
-    for n, call in sized.items():
+    small, large = WORK_SIZES
+    # The call at WORK_SIZES[1] is read twice, after the long one too, and the lesser CPU time kept: a burst of load
+    # only adds CPU time, and one there makes quadratic work look linear (it raises what the long call is compared
+    # with). Read again, it is counted the same way, and a second call that costs less only makes the check stricter.
+    readings = [*sized.items(), *([(large, Call(function, *inputs(large)))] if long else [])]
+    costs: dict[int, dict] = {}
+    for n, call in readings:
         try:
-            costs[n] = call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
+            cost = call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
         except AssertionError as exc:
             room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n == LONG_N else ""
             fail(
@@ -79,7 +86,9 @@ def expect_linear_in_tokens(
                 f"matrix (an N x N float64 matrix would need {size_in_bytes(n * n * 8)} here{room}), nor {never}."
             )
             return
-    small, large = WORK_SIZES
+        if n in costs:  # the second reading: only its CPU time counts
+            cost = {**costs[n], "cpu_seconds": min(cost["cpu_seconds"], costs[n]["cpu_seconds"])}
+        costs[n] = cost
     growth = costs[large]["work"] / max(costs[small]["work"], 1)
     if costs[large]["work"] > WORK_FLOOR * large:
         expect_true(
