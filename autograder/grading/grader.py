@@ -101,13 +101,20 @@ def grade(
         records.preload([p.module for p in problems])  # the records are open before any student code runs
         results: list[ProblemResult] = []
         guard = CallGuard(deadline=deadline, observer=watch, self_check=purpose is Purpose.SELF_CHECK)
+        # Every public test of every problem runs before any hidden one. A hidden test's inputs can leave a trace in
+        # the machine that no sandbox wipes (which pages the kernel caches, a counter, a time); run first, no test
+        # whose output the student sees can read it.
+        public = {p.module: grade_problem(p, [s for s in loaded[p.module] if not s.hidden], session, guard=guard)
+                  for p in problems if p.module in located.sources}
         for problem in problems:
             watch.problem_started(problem)
             if problem.module not in located.sources:
                 results.append(_unavailable(problem, loaded[problem.module], located.problems[problem.module],
                                             located.kind(problem.module)))
             else:
-                results.append(grade_problem(problem, loaded[problem.module], session, guard=guard))
+                hidden = [s for s in loaded[problem.module] if s.hidden]
+                results.append(_joined(public[problem.module],
+                                       grade_problem(problem, hidden, session, guard=guard) if hidden else None))
             done = results + [
                 _unavailable(
                     p, loaded[p.module], "not graded yet: the grader stopped before this problem", scores.NOT_GRADED
@@ -171,7 +178,8 @@ def grade_problem(problem: Problem, tests: list[TestSpec], session: WorkerSessio
     mark = session.output.mark()
     worker_name = worker_name or problem.module
     guard = guard or CallGuard()
-    guard.set_budget(worker_name, problem_budget(problem))
+    if worker_name not in guard.budgets:  # one budget for all of a problem's tests, graded at once or in two phases
+        guard.set_budget(worker_name, problem_budget(problem))
     env = {problem.module: StudentModule(session, problem.module, problem.limits.call_seconds, worker_name, guard)}
     result = ProblemResult(problem.module, problem.title)
     result.tests += run_tests(
@@ -199,6 +207,24 @@ def _printing_in(session: WorkerSession) -> Callable[[TestSpec], None]:
         session.output.begin(spec.name, spec.hidden)
 
     return started
+
+
+# What a problem's public tests read when its module first failed to import in a hidden test: what it raised there
+# may carry that test's inputs, so it is kept for the hidden tests' entries and the staff.
+FAILED_IN_HIDDEN = ("the module could not be imported in a hidden test (what it raised is shown with the hidden tests "
+                    "when they are shown)")
+
+
+def _joined(public: ProblemResult, hidden: ProblemResult | None) -> ProblemResult:
+    """A problem's result from its public tests' and, graded after every public test, its hidden tests' results: the
+    student sees what the public tests printed, of the hidden tests only how much each printed."""
+    if hidden is None:
+        return public
+    joined = ProblemResult(public.module, public.title, public.tests + hidden.tests, public.status, public.output,
+                           public.kind, hidden.hidden_printed, public.staff_output + hidden.staff_output)
+    if public.kind == scores.GRADED and hidden.kind != scores.GRADED:
+        joined.status, joined.kind = FAILED_IN_HIDDEN, hidden.kind
+    return joined
 
 
 def _unavailable(problem: Problem, tests: list[TestSpec], reason: str, kind: str) -> ProblemResult:

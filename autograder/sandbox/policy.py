@@ -100,9 +100,8 @@ class Protections:
             )
         if self.seccomp:
             parts.append(
-                "seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring; a test cannot signal the worker or "
-                "change "
-                "another process's scheduling or limits)"
+                "seccomp (no sockets, ptrace, namespaces, mounts, BPF, io_uring, page-cache probes; a test cannot "
+                "signal the worker or change another process's scheduling or limits)"
             )
         missing = []
         if not self.bwrap:

@@ -106,3 +106,39 @@ def test_a_damaged_record_file_costs_only_its_problem_s_judgements_and_every_oth
         else:
             assert problem.points == problem.max_points, [(t.name, t.message) for t in problem.tests if not t.passed]
     assert report.grader_faults and set(grader.fault_notes(report)) <= set(report.staff_notes)
+
+
+def test_every_public_test_of_every_problem_runs_before_any_hidden_one(assignment, monkeypatch):
+    # A hidden test's inputs may leave a trace no sandbox wipes (the page cache, a counter): no test whose output the
+    # student sees may run after one.
+    ran = []
+
+    def spy(specs, env, problem, **kwargs):
+        ran.extend((problem, spec.hidden) for spec in specs)
+        return [scores.TestResult(problem, s.name, s.points, s.hidden, True, "") for s in specs]
+
+    monkeypatch.setattr(grader, "run_tests", spy)
+    report = grader.grade(paths.REFERENCE, assignment, modules=MODULES)
+    hidden_flags = [hidden for _, hidden in ran]
+    assert hidden_flags == sorted(hidden_flags) and True in hidden_flags, ran
+    assert {m for m, hidden in ran if not hidden} == {m for m, hidden in ran if hidden} == set(MODULES)
+    for problem in report.problems:  # each problem's entries keep their order: public, then hidden
+        assert [t.hidden for t in problem.tests] == sorted(t.hidden for t in problem.tests) and problem.tests[-1].hidden
+
+
+def test_a_module_that_first_fails_to_import_in_a_hidden_test_shows_the_public_entries_no_word_of_it():
+    from autograder.reports import results_json
+
+    public = scores.ProblemResult("m", "M", [scores.TestResult("m", "public_one", 1.0, False, True, "")],
+                                  output="printed in public\n")
+    hidden = scores.ProblemResult("m", "M", [scores.TestResult("m", "hidden_one", 1.0, True, False, "m.py raised secret")],
+                                  status="m.py could not be imported: ValueError: secret 0.4863", kind=scores.IMPORT_FAILED,
+                                  hidden_printed={"hidden_one": 7}, staff_output="hidden text\n")
+    joined = grader._joined(public, hidden)
+    assert joined.kind == scores.IMPORT_FAILED and joined.status == grader.FAILED_IN_HIDDEN
+    assert joined.output == "printed in public\n" and joined.hidden_printed == {"hidden_one": 7}
+    assert joined.staff_output.endswith("hidden text\n")
+    report = scores.GradeReport("s", [joined])
+    (entry, *_) = results_json.to_results(report)["tests"]
+    assert entry["name"].endswith("public_one") and "secret" not in entry["output"], entry
+    assert grader._joined(public, None) is public

@@ -99,7 +99,18 @@ DENIED_SYSCALLS = (
     "inotify_init1",
     "inotify_add_watch",
     "fanotify_mark",
+    # Which pages of a file the kernel caches outlives every process and is shared by every reader of the file: these
+    # read it exactly or change it at will (a bit per file, from one test or submission to the next). What is left is
+    # timing a first read, a bit that reading spends.
+    "fadvise64",
+    "readahead",
+    "mincore",
+    "cachestat",
+    "preadv2",
+    "pwritev2",
 )
+# madvise advice that evicts a file's pages from the cache (MADV_COLD, MADV_PAGEOUT); the rest stays allowed.
+EVICTING_ADVICE = (20, 21)
 NEW_NAMESPACE_FLAGS = (0x10000000, 0x20000000, 0x04000000, 0x08000000, 0x40000000, 0x00020000, 0x02000000, 0x00000080)
 # CLONE_NEWUSER, NEWPID, NEWUTS, NEWIPC, NEWNET, NEWNS, NEWCGROUP, NEWTIME
 
@@ -196,6 +207,8 @@ def apply_seccomp() -> None:
             except (RuntimeError, ValueError, OSError):
                 continue  # a call this architecture or libseccomp does not know
         rules.add_rule(refuse, "sendto", sc.Arg(4, sc.NE, 0))  # a datagram to an address; plain sends on a pipe stay
+        for advice in EVICTING_ADVICE:
+            rules.add_rule(refuse, "madvise", sc.Arg(2, sc.EQ, advice))
         for flag in NEW_NAMESPACE_FLAGS:
             rules.add_rule(refuse, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
         # clone3 passes its flags in memory a filter cannot read: refuse it so the C library falls back to clone.

@@ -73,6 +73,49 @@ def test_seccomp_refuses_sockets_ptrace_and_namespaces(tmp_path):
     assert out["subprocess"] == "hi\n"
 
 
+@needs_seccomp
+def test_seccomp_refuses_every_way_to_read_or_set_which_pages_of_a_file_are_cached(tmp_path):
+    # A bit per file that outlives the process: set by reading a page or cleared by evicting it, read exactly. Each
+    # way is refused (EPERM); plain reads and mappings stay allowed.
+    body = textwrap.dedent("""
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        libc.mmap.restype, libc.mmap.argtypes = ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                                                                  ctypes.c_int, ctypes.c_int, ctypes.c_long)
+        libc.mincore.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p)
+        libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        fd = os.open(sys.executable, os.O_RDONLY)
+        out["read"] = len(os.pread(fd, 16, 0))
+
+        def errno_of(call):
+            try:
+                call()
+                return 0
+            except OSError as exc:
+                return exc.errno
+
+        def refused(result):
+            return result == -1 and ctypes.get_errno()
+
+        out["fadvise"] = errno_of(lambda: os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED))
+        out["preadv2"] = errno_of(lambda: os.preadv(fd, [bytearray(16)], 0, os.RWF_NOWAIT))
+        out["readahead"] = refused(libc.readahead(fd, ctypes.c_longlong(0), ctypes.c_size_t(4096)))
+        start = libc.mmap(None, 4096, 1, 1, fd, 0)  # PROT_READ, MAP_SHARED
+        out["mapped"] = start not in (None, ctypes.c_void_p(-1).value)
+        out["mincore"] = refused(libc.mincore(start, 4096, ctypes.byref((ctypes.c_ubyte * 1)())))
+        out["madvise cold"] = refused(libc.madvise(start, 4096, 20))
+        out["madvise pageout"] = refused(libc.madvise(start, 4096, 21))
+        out["madvise willneed"] = libc.madvise(start, 4096, 3)
+        out["cachestat"] = refused(libc.syscall(451, fd, ctypes.byref((ctypes.c_ulonglong * 2)(0, 4096)),
+                                                ctypes.byref((ctypes.c_ulonglong * 5)()), 0))
+    """)
+    out = run_confined(tmp_path, body)
+    assert out["read"] == 16 and out["mapped"] and out["madvise willneed"] == 0
+    refused = {k: v for k, v in out.items() if k not in ("read", "mapped", "madvise willneed")}
+    assert refused == dict.fromkeys(refused, 1), refused  # EPERM each
+
+
 def test_probe_applies_what_the_kernel_offers():
     assert PROBED["landlock"] == LANDLOCK, PROBED.get("landlock_error")
 
