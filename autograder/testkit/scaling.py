@@ -4,8 +4,9 @@ A function of N tokens that builds an N x N matrix, or meets every key for every
 without running it where that is slow:
 
 1. torch's work (elements written and reduced, multiply-accumulates) from ``WORK_SIZES[0]`` to ``WORK_SIZES[1]`` tokens
-   must grow as N, not N^2 (``sandbox/worker/metering.py`` counts it inside the student's process: it may explain a
-   verdict, never pass one, since code there can undo it);
+   must grow as N, not N^2 (``sandbox/worker/metering.py`` counts it inside the student's process, where code can undo
+   it: in the hidden test it may explain a verdict, never pass one; the public test at a modest size judges by it
+   alone, so work outside torch, or a count undone, passes there and is judged by the hidden test);
 2. a call at ``LONG_N`` tokens may add at most ``LONG_MEMORY_MB`` of memory, which an N x N float64 matrix there
    (512 MiB) cannot fit: a hard address-space limit the worker's first process sets on every process of the call before
    it runs, which student code cannot raise;
