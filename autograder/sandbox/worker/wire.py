@@ -35,8 +35,18 @@ PIPE_BYTES = 1 << 20  # Linux's largest pipe buffer for any user
 def dtype_name(dtype: np.dtype) -> str:
     """``dtype.name``: numpy works that out in Python at each reading (1.6 us), and every array that crosses needs it
     more than once; a look-up by the scalar type answers for the wire's dtypes (the same name whatever the byte
-    order)."""
+    order: ``native`` puts each blob in this machine's order before it crosses)."""
     return _ALLOWED_NAMES.get(dtype.type) or dtype.name
+
+
+def native(array: np.ndarray) -> np.ndarray:
+    """``array`` C-contiguous and in this machine's byte order, copied only when it is not already.
+
+    A blob crosses as raw bytes under a dtype name that carries no byte order (``dtype_name``), and the reader rebuilds
+    it in its own order: a big-endian array sent as it is would arrive with every value's bytes reversed."""
+    if not array.dtype.isnative:  # single-byte and bool dtypes count as native: nothing to swap
+        array = array.astype(array.dtype.newbyteorder("="), order="C")
+    return np.ascontiguousarray(array)
 
 
 def widen_pipe(fd: int) -> None:
@@ -149,10 +159,10 @@ def encode(value: Any, to_array) -> tuple[Any, list[np.ndarray]]:
         return {"t": "unsupported", "type": _type_name(v)}
 
     def enc_array(array: np.ndarray, kind: str) -> dict:
-        array = np.ascontiguousarray(array)
         name = dtype_name(array.dtype)
-        if name not in ALLOWED_DTYPES:
+        if name not in ALLOWED_DTYPES:  # before ``native``: a structured or object array is refused, not converted
             return {"t": "unsupported", "type": f"{kind} of dtype {name}"}
+        array = native(array)  # the blob's bytes are what the other side reads, in its own byte order
         blobs.append(array)
         return {
             "t": "array",
@@ -226,7 +236,7 @@ def write_message(fd: int, header: dict, blobs: list[np.ndarray], write_all=None
     write_all(fd, frame(header, [(int(b.nbytes), dtype_name(b.dtype)) for b in blobs]))
     for b in blobs:
         if b.nbytes:  # a zero-size array has no bytes (and memoryview cannot cast it)
-            write_all(fd, memoryview(np.ascontiguousarray(b).reshape(-1)).cast("B"))
+            write_all(fd, memoryview(native(b).reshape(-1)).cast("B"))  # the table names no byte order: send native
 
 
 def read_message(fd: int, read_exact=None, max_blob_bytes: int = MAX_MESSAGE_BYTES) -> tuple[dict, list[np.ndarray]]:

@@ -1,10 +1,13 @@
-"""A module's side of the wire: the watch that writes where a call was when its limit came."""
+"""A module's side of the wire: what a call returns as the grader reads it, and the watch that writes where a call was when its limit came."""
 
 import _thread
 import json
+import os
 import time
 
-from autograder.sandbox.worker import serving
+import numpy as np
+
+from autograder.sandbox.worker import serving, wire
 
 
 def reports(err: str) -> list[list]:
@@ -55,3 +58,17 @@ def test_a_global_seed_reaches_the_function_as_none_with_torch_s_global_state_se
     drawn = torch.randn(4)
     torch.manual_seed(21)
     assert decoded == {"generator": None} and torch.equal(drawn, torch.randn(4))
+
+
+def test_a_returned_array_in_the_other_byte_order_reaches_the_grader_with_its_values():
+    """A student may return ``np.asarray(x, dtype=">f8")``: a correct value, however its bytes are ordered."""
+    swapped = ">" if np.little_endian else "<"
+    returned = (np.asarray([1.5, -2.0, 1e-300], dtype=swapped + "f8"), np.arange(5, dtype=swapped + "i8")[::-1])
+    tree, blobs = serving.encode_result(returned)
+    r, w = os.pipe()
+    wire.write_message(w, {"value": tree}, blobs)
+    header, got_blobs = wire.read_message(r)
+    os.close(r)
+    os.close(w)
+    got = wire.decode(header["value"], got_blobs, serving.argument_makers())
+    assert all(g.dtype.isnative and np.array_equal(g, sent) for g, sent in zip(got, returned, strict=True))

@@ -41,6 +41,50 @@ def test_dtype_name_is_numpys_name(dtype):
     assert wire.dtype_name(found) == found.name
 
 
+SWAPPED = ">" if np.little_endian else "<"  # the byte order this machine does not use
+
+
+@pytest.mark.parametrize("sent", [
+    np.asarray([1.5, -2.25, 1e300, np.nan], dtype=SWAPPED + "f8"),
+    np.asarray([1, -2, 2**40, -(2**62)], dtype=SWAPPED + "i8"),
+    np.asarray([0.5, -3.0], dtype=SWAPPED + "f2"),
+    np.arange(12, dtype=SWAPPED + "i4").reshape(3, 4).T,  # swapped and not contiguous
+    np.arange(10, dtype=SWAPPED + "f4")[::-3],  # swapped, negative stride
+    np.arange(10.0)[::-2],  # native, negative stride
+    np.asfortranarray(np.arange(6, dtype=np.int16).reshape(2, 3)),
+    np.zeros((0, 3), dtype=SWAPPED + "f8"),
+])
+def test_an_array_in_any_byte_order_or_layout_arrives_native_with_its_values(sent):
+    got = roundtrip(sent)
+    assert got.dtype == sent.dtype.newbyteorder("=") and got.dtype.isnative
+    assert got.shape == sent.shape and np.array_equal(got, sent, equal_nan=True)
+
+
+def test_encoded_arrays_are_native_before_they_cross():
+    """What stays in the process (a recording of expected values) holds native arrays too."""
+    sent = np.asarray([3.0, -1.0], dtype=SWAPPED + "f8")
+    _, (blob,) = wire.encode(sent, lambda v: (v, "ndarray"))
+    assert blob.dtype.isnative and np.array_equal(blob, sent)
+    assert sent.dtype.byteorder == SWAPPED  # the caller's array is left as it was
+
+
+def test_a_swapped_structured_array_stays_unsupported():
+    assert isinstance(roundtrip(np.zeros(2, dtype=[("a", SWAPPED + "f4")])), wire.Unsupported)
+
+
+@pytest.mark.parametrize("dtype", [">f8", "<f8", "=f8", "|u1", "f8"])
+def test_a_blob_table_naming_a_byte_order_is_refused(dtype):
+    """The reader takes no byte order from the sender: only the bare names, read in its own order."""
+    import json
+
+    r, w = os.pipe()
+    os.write(w, _frame(json.dumps({"blob_sizes": [8], "blob_dtypes": [dtype]}).encode()) + b"\0" * 8)
+    with pytest.raises(wire.WireError):
+        wire.read_message(r)
+    os.close(r)
+    os.close(w)
+
+
 def test_forged_header_is_rejected():
     with pytest.raises(wire.WireError):
         wire.decode({"t": "array", "blob": 0, "dtype": "float64", "shape": [5], "kind": "ndarray"}, [np.zeros(2)], {})
