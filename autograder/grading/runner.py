@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..expected.records import MissingExpected
 from ..model.manifest import ManifestError, Problem
 from ..model.scores import NO_EXPECTED, TestResult
@@ -81,6 +83,13 @@ def run_tests(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: C
     judged before the student's calls were over, giving up that protection: its first pass stopped on a failed
     assertion that no deferred check raises (a bare ``assert`` on a result, say), or its judging pass made a live call.
     """
+    with np.errstate(all="ignore"):  # a student's NaN or inf is data to judge, not a warning on the grader's stderr
+        return _run_both_passes(specs, env, problem, fresh, started, judged_early)
+
+
+def _run_both_passes(specs: list[TestSpec], env: dict[str, Any], problem: str, fresh: Callable[[], None] | None,
+                     started: Callable[[TestSpec], None] | None,
+                     judged_early: Callable[[TestSpec], None] | None) -> list[TestResult]:
     tapes, budget = [], TapeBudget()
     for spec in specs:
         if fresh is not None:

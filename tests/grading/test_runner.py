@@ -169,3 +169,18 @@ def test_a_bare_assert_on_a_students_result_is_named_as_judged_before_the_calls_
     assert _judged_early(bare, lambda args: args[0] + 1) == ([], 2)  # right answers: both passes reach every call
     assert _judged_early(bare, lambda args: 0) == (["bare"], 1)  # the first pass judged f(1) and never made f(2)
     assert _judged_early(deferred, lambda args: 0) == ([], 2)
+
+
+def test_arithmetic_on_a_student_s_nan_or_inf_warns_nothing_on_the_grader_s_stderr():
+    import warnings
+
+    import numpy as np
+
+    def test_value():
+        got = np.array([np.inf, np.nan])
+        assert not np.isfinite((got - got) @ np.ones(2))  # "invalid value encountered" outside the run's errstate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (result,) = runner.run_tests([runner.TestSpec(Path("t.py"), "nan", 1.0, False, test_value)], {}, "m")
+    assert result.passed, result.message
