@@ -57,6 +57,7 @@ GRADING_FILES = {
     "tests/hostile/test_cost.py",
     "tests/hostile/test_hostile.py",
     "tests/hostile/test_isolation.py",
+    "tests/hostile/test_shift_matrix_cheats.py",
     "tests/sandbox/test_portable.py",
     "tests/sandbox/test_session.py",
     "tests/sandbox/test_zygote.py",

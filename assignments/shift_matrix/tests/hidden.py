@@ -6,6 +6,7 @@ from autograder.testkit import FLOAT64, Call, Named, difference, expect_equal, f
 
 support = problem_support("shift_matrix")
 array_of_shape, expect_value_error = support.array_of_shape, support.expect_value_error
+expect_positions_told_apart, expect_moves_position_zero = support.expect_positions_told_apart, support.expect_moves_position_zero
 
 FLOAT32 = Named("torch.float32")
 EPS32 = 2.0**-23
@@ -72,7 +73,9 @@ def test_shift_moves_your_own_encoding(shift_matrix):
         T = abs(delta) + 40
         P = array_of_shape(Call(shift_matrix.sinusoidal_encoding, T, d, base=base), (T, d))
         call = Call(shift_matrix.shift_matrix, d, delta=delta, base=base)
-        expect_shifts(array_of_shape(call, (d, d)), P, delta, f"M = {call.shown}, p_t = row t of your sinusoidal_encoding(T={T}, d={d}, base={base})")
+        called = f"M = {call.shown}, p_t = row t of your sinusoidal_encoding(T={T}, d={d}, base={base})"
+        expect_positions_told_apart(P, delta, called)
+        expect_shifts(array_of_shape(call, (d, d)), P, delta, called)
 
 
 @test_case(points=1, hidden=True)
@@ -86,12 +89,18 @@ def test_shift_moves_the_reference_encoding(shift_matrix):
 
 @test_case(points=1, hidden=True)
 def test_orthogonal_and_composes(shift_matrix):
+    """Properties every shift has, whatever its frequencies; the identity has them too, so each M must also move
+    position 0."""
     for d, delta in [(6, 1), (10, -4), (8, 1000)]:
         call = Call(shift_matrix.shift_matrix, d, delta=delta)
         M = array_of_shape(call, (d, d))
         expect_equal(M.T @ M, np.eye(d), called=f"M.T @ M for M = {call.shown}; a shift only turns each (sin, cos) pair, so it should be I")
-    M3, M5, M8 = (array_of_shape(Call(shift_matrix.shift_matrix, 8, delta=k, base=100.0), (8, 8)) for k in (3, -5, -2))
+        expect_moves_position_zero(M, delta, call.shown)
+    calls = [Call(shift_matrix.shift_matrix, 8, delta=k, base=100.0) for k in (3, -5, -2)]
+    M3, M5, M8 = (array_of_shape(call, (8, 8)) for call in calls)
     expect_equal(M3 @ M5, M8, called="shift_matrix(8, delta=3) @ shift_matrix(8, delta=-5) compared with shift_matrix(8, delta=-2) (base=100.0)")
+    for call, M, k in zip(calls, (M3, M5, M8), (3, -5, -2)):
+        expect_moves_position_zero(M, k, call.shown)
 
 
 @test_case(points=1, hidden=True)

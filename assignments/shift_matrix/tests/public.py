@@ -6,6 +6,7 @@ from autograder.testkit import FLOAT32, FLOAT64, Call, Named, difference, expect
 
 support = problem_support("shift_matrix")
 array_of_shape, expect_value_error = support.array_of_shape, support.expect_value_error
+expect_positions_told_apart = support.expect_positions_told_apart
 
 
 @test_case(points=1, hidden=False)
@@ -31,10 +32,11 @@ def test_shift_moves_your_encoding_one_step(shift_matrix):
     P = array_of_shape(Call(shift_matrix.sinusoidal_encoding, 10, 6), (10, 6))
     call = Call(shift_matrix.shift_matrix, 6)
     M = array_of_shape(call, (6, 6))
+    called = f"M = {call.shown}, p_t = row t of your sinusoidal_encoding(T=10, d=6)"
+    expect_positions_told_apart(P, 1, called)
     diff = difference(P[:-1] @ M.T, P[1:], FLOAT64)
     if diff:
-        fail(f"M @ p_t should equal p_(t+1) for t = 0..8, but it does not (row r below is t = r): {diff}",
-             called=f"M = {call.shown}, p_t = row t of your sinusoidal_encoding(T=10, d=6)")
+        fail(f"M @ p_t should equal p_(t+1) for t = 0..8, but it does not (row r below is t = r): {diff}", called=called)
 
 
 @test_case(points=1, hidden=False)
