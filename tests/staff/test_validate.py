@@ -41,7 +41,7 @@ def test_statistical_checks_name_the_known_mistake_whose_law_they_recognise(grad
     outcomes = {o.label: o for o in graded_variants(assignment.problem("random_features"))}
     for name in ("freq_standard_normal", "freq_variance_sqrt_D", "freq_absolute_values", "freq_fixed_norm_rows",
                  "freq_orthogonal_blocks", "freq_scalar_per_feature", "generator_ignored", "error_mean_of_extra_trial",
-                 "error_norms_per_row", "freq_fixed_seed_without_generator"):
+                 "error_norms_per_row", "freq_fixed_seed_without_generator", "freq_antithetic_halves"):
         failed = [t for t in outcomes[f"mistake:{name}"].result.tests if name in t.mistakes]
         assert failed and all("Hint: " in t.message for t in failed), name
 

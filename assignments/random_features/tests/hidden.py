@@ -186,12 +186,25 @@ def test_own_frequencies_give_an_unbiased_kernel(random_features):
 
 @test_case(points=0.5, hidden=True)
 def test_error_reproducible_from_seed(random_features):
-    first = Call(random_features.approximation_error, 8, 32, n_tokens=16, n_trials=3, seed=5)
-    again = Call(random_features.approximation_error, 8, 32, n_tokens=16, n_trials=3, seed=5)
-    other = Call(random_features.approximation_error, 8, 32, n_tokens=16, n_trials=3, seed=6)
+    # The seed decides the random draws: the same seed gives the same error, another seed another draw of the same law.
+    # Each of the two seeds' values must lie in the band of 3-trial means at SPREAD_SETTINGS[0] (the reference's 128
+    # single-trial errors there, BAND_SE standard errors of the log-mean as in test_error_values_within_reference_spread:
+    # 1.7e-9 each, 3.4e-9 in all; 3000 simulated correct students gave |z| <= 3.7, and no single trial of 12000 came
+    # near the band's edges), so a value that follows the seed by a formula, not by draws, is caught.
+    setting, n_trials = SPREAD_SETTINGS[0], 3
+    first = Call(random_features.approximation_error, n_trials=n_trials, seed=5, **setting)
+    again = Call(random_features.approximation_error, n_trials=n_trials, seed=5, **setting)
+    other = Call(random_features.approximation_error, n_trials=n_trials, seed=6, **setting)
     a, b, c = (as_float(x.result(), x.shown) for x in (first, again, other))
     expect_true(a == b, "the same seed gave two different errors: draw everything from a torch.Generator seeded with `seed`", called=first.shown)
     expect_true(a != c, "seeds 5 and 6 gave the same error: the inputs and frequencies should come from the seeded generator", called=other.shown)
+    errors = SPREAD_ERRORS.result()[0]
+    half = BAND_SE * errors.std(ddof=1) / errors.mean() * math.sqrt(1 / n_trials + 1 / SPREAD_SAMPLES)
+    for call, value in ((first, a), (other, c)):
+        expect_true(value > 0 and abs(math.log(value) - math.log(errors.mean())) <= half,
+                    f"the error {value:.4g} is far from what these arguments give (the mean over {n_trials} trials of "
+                    "||rff_attention - softmax attention||_F / ||softmax attention||_F on random inputs drawn from the seed): "
+                    "compute it from the draws, not by a formula", called=call.shown)
     # Left out, the optional arguments take the handout's defaults; written out, they must give the same number.
     default = Call(random_features.approximation_error, 4, 8)
     written_out = Call(random_features.approximation_error, 4, 8, n_tokens=64, input_scale=0.3, n_trials=8, seed=0)

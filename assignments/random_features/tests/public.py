@@ -43,6 +43,25 @@ def log_centre_and_cv(errors):
     return math.log(errors.mean()), errors.std(ddof=1) / errors.mean()
 
 
+def level_band(band, n_trials):
+    """The values a correct mean of n_trials errors takes, from (log centre, cv) of the reference's single-trial errors.
+
+    The log of the student's mean minus the log of the reference's has standard error cv * sqrt(1/T + 1/128) (delta
+    method); BAND_SE of them fail a correct implementation with chance 1.7e-9 under the Gaussian model of the log-mean.
+    """
+    centre, cv = band
+    half = BAND_SE * cv * math.sqrt(1 / n_trials + 1 / SPREAD_SAMPLES)
+    return math.exp(centre - half), math.exp(centre + half)
+
+
+def expect_error_level(call, value, band, n_trials):
+    """Fail unless the student's error lies where a correct mean of n_trials trials lies (public: the range is shown)."""
+    low, high = level_band(band, n_trials)
+    expect_true(low <= value <= high, f"the error {value:.4g} lies outside [{low:.3g}, {high:.3g}], where the mean over {n_trials} trials of "
+                "||rff_attention - exact||_F / ||exact||_F lies for these arguments (a correct implementation lands outside with chance "
+                "1.7e-9): compute the error of rff_attention against softmax attention on random inputs, not a formula", called=call.shown)
+
+
 # The setting of test_error_falls_with_num_features (see there).
 FALL_D, FALL_SIZES, FALL_SCALE, FALL_TRIALS = 64, [16, 64, 256], 0.15, 32
 # 384 reference runs, about half a second: started when this file loads, they overlap the sandbox's work.
@@ -128,12 +147,18 @@ def test_error_falls_with_num_features(random_features):
     # the small input scale keeps the angles w.(q-k) small, so the denominators of rff_attention stay far from 0.
     # (At input_scale 0.3 and F = 16 about 1 trial in 10^4 had a near-zero denominator and a 15x larger error.)
     # Check: 2000 simulated correct students (three drawing orders) gave |z| <= 2.1 in these units, skewness 0.03.
+    # A ratio alone is kept by a formula such as 1/sqrt(num_features), so each value must also lie in the band of its own F
+    # (level_band: BAND_SE standard errors of the log of a 32-trial mean, 1.7e-9 each). 1/sqrt(F) is 4.4 times the
+    # error here, 17 standard errors above the band at F = 16. False-failure chance in all: 5 x 1.7e-9 = 8.5e-9.
     D, sizes, scale, n_trials = FALL_D, FALL_SIZES, FALL_SCALE, FALL_TRIALS
-    values = []
+    values, calls = [], []
     for F in sizes:
         call = Call(random_features.approximation_error, D, F, input_scale=scale, n_trials=n_trials)
+        calls.append(call)
         values.append(as_float(call.result(), call.shown))
     bands = [FALL_BANDS[F].result() for F in sizes]
+    for call, value, band in zip(calls, values, bands):
+        expect_error_level(call, value, band, n_trials)
     for i in range(len(sizes) - 1):
         (c1, cv1), (c2, cv2) = bands[i], bands[i + 1]
         half = BAND_SE * (cv1 + cv2) * math.sqrt(1 / n_trials + 1 / SPREAD_SAMPLES)
@@ -163,12 +188,21 @@ def test_batched_and_single_precision_inputs(random_features):
 
 @test_case(points=0.5, hidden=False)
 def test_error_is_reproducible_from_its_seed(random_features):
-    first = Call(random_features.approximation_error, 8, 16, n_tokens=16, n_trials=2, seed=11)
-    again = Call(random_features.approximation_error, 8, 16, n_tokens=16, n_trials=2, seed=11)
-    other = Call(random_features.approximation_error, 8, 16, n_tokens=16, n_trials=2, seed=12)
+    # The seed decides the random draws: the same seed gives the same error, another seed another draw of the same law.
+    # Each of the two seeds' values must lie in the band of 2-trial means at the setting of test_error_falls_with_num_features
+    # with F = 16 (level_band: 1.7e-9 each, 3.4e-9 in all; 3000 simulated correct students gave |z| <= 3.5 against
+    # BAND_SE = 6.5, and no single trial of 12000 came near the band's edges), so a value that follows the seed by a
+    # formula, not by draws, is caught.
+    D, F, n_trials = FALL_D, FALL_SIZES[0], 2
+    first = Call(random_features.approximation_error, D, F, input_scale=FALL_SCALE, n_trials=n_trials, seed=11)
+    again = Call(random_features.approximation_error, D, F, input_scale=FALL_SCALE, n_trials=n_trials, seed=11)
+    other = Call(random_features.approximation_error, D, F, input_scale=FALL_SCALE, n_trials=n_trials, seed=12)
     a, b, c = (as_float(x.result(), x.shown) for x in (first, again, other))
     expect_true(a == b, "the same seed gave two different errors: draw everything from a torch.Generator seeded with `seed`", called=first.shown)
     expect_true(a != c, "seeds 11 and 12 gave the same error: the inputs and frequencies should come from the seeded generator", called=other.shown)
+    band = FALL_BANDS[F].result()
+    expect_error_level(first, a, band, n_trials)
+    expect_error_level(other, c, band, n_trials)
 
 
 def modest_sequence_inputs(n):

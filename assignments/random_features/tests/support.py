@@ -70,7 +70,15 @@ def frequency_law_problems(W, D, n, budget):
 def frequency_shape_problems(W, D, n, v, budget):
     """What the moments cannot see: Gaussian row lengths and independent rows, at total false-alarm chance <= budget.
 
-    Half the budget: the squared lengths |w|^2 / v of Gaussian rows are i.i.d. chi-square(D), so by the
+    Repeated rows first, anywhere in the sample: two rows with the same absolute coordinates up to order (a row
+    repeated, negated, or with coordinates negated or permuted, as in [W; W], [W; -W] or a block shifted against
+    another). Two independent float64 normals are the same float with chance below TIE = 1e-14 (a Gaussian rounded to
+    float64 puts at most 2^-52 max_t t phi(t) = 5.4e-17 on one float, whatever its spread; the rest is room for the grain
+    of the generator's uniforms), so two independent rows match this way with chance at most D! (2 TIE)^D (each of the
+    D! pairings of their coordinates needs D coincidences, each up to sign), and some pair of the n rows with chance at
+    most n^2 / 2 of that: 2e-97 at D = 8, n = 20000. That chance is taken out of the budget of consecutive rows (below);
+    where it exceeds a quarter of the budget (D = 1 at n = 20000) this check is left out.
+    Then half the budget: the squared lengths |w|^2 / v of Gaussian rows are i.i.d. chi-square(D), so by the
     Dvoretzky-Kiefer-Wolfowitz inequality (Massart's constant) their empirical distribution function lies
     within sqrt(log(2 / b) / (2n)) of the chi-square one except with chance b. (Rows rescaled to one
     common length have the right mean and variance but fail this.) The other half: for consecutive rows
@@ -81,6 +89,16 @@ def frequency_shape_problems(W, D, n, v, budget):
     rows were each caught 300 times in 300; correct samples failed in none.
     """
     problems = []
+    repeat_chance = repeated_row_chance(D, n)
+    if repeat_chance <= budget / 4:
+        repeats = repeated_rows(W)
+        if repeats:
+            i, j = repeats[0]
+            problems.append(f"{len(repeats)} of the {n} frequency vectors repeat another one up to signs or order (rows {i} and {j}: "
+                            f"{describe_relation(W[i], W[j])}): each row "
+                            "should be a fresh independent draw, not a reused or negated one (no [W; W], no antithetic [W; -W])")
+    else:
+        repeat_chance = 0.0
     lengths = np.sort((W * W).sum(axis=1) / v)
     cdf = chi2_cdf(lengths, D)
     rank = np.arange(1, n + 1) / n
@@ -93,12 +111,38 @@ def frequency_shape_problems(W, D, n, v, budget):
     pairs = n // 2
     first, second = W[0:2 * pairs:2], W[1:2 * pairs:2]
     normalised = (first * second).sum(axis=1) / (np.linalg.norm(first, axis=1) * math.sqrt(v))
-    total, x = float((normalised**2).sum()), math.log(2 / (budget / 2))
+    total, x = float((normalised**2).sum()), math.log(2 / (budget / 2 - repeat_chance))
     if total < pairs - 2 * math.sqrt(pairs * x) or total > pairs + 2 * math.sqrt(pairs * x) + 2 * x:
         direction = "closer to orthogonal" if total < pairs else "more aligned"
         problems.append(f"consecutive frequency vectors are {direction} than independent draws would be: each row should be "
                         "drawn independently of the others (no orthogonalisation or reuse)")
     return problems
+
+
+# A bound on the chance that two independent float64 normal draws are the same float (frequency_shape_problems).
+TIE = 1e-14
+
+
+def repeated_row_chance(D, n):
+    """A bound on the chance that some two of n independent N(0, v I) rows of dimension D agree in absolute coordinates up to order."""
+    return n * (n - 1) / 2 * math.factorial(D) * (2 * TIE) ** D
+
+
+def repeated_rows(W):
+    """Pairs (first, later) of row indices whose sorted absolute coordinates are the same floats, at most one pair per later row."""
+    keys = np.sort(np.abs(W), axis=1)
+    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    inverse = np.asarray(inverse).reshape(-1)
+    return [(int(first[k]), int(i)) for i, k in enumerate(inverse) if first[k] != i]
+
+
+def describe_relation(a, b):
+    """How row b repeats row a."""
+    if np.array_equal(a, b):
+        return "the same vector"
+    if np.array_equal(a, -b):
+        return "one is the negation of the other"
+    return "the same coordinates up to signs and order"
 
 
 def reference_errors(first_seed, D, num_features, n_trials=1, **kwargs):
@@ -129,6 +173,9 @@ def frequency_law_mistakes(W, D, n):
     lengths = np.sqrt((W * W).sum(axis=1))
     if lengths.std() < 1e-6 * lengths.mean():
         found.append("freq_fixed_norm_rows")
+    half = n // 2
+    if half and (np.array_equal(W[half:2 * half], -W[:half]) or np.array_equal(W[half:2 * half], W[:half])):
+        found.append("freq_antithetic_halves")
     if n >= 2 * D:
         block = W[:D] / np.linalg.norm(W[:D], axis=1, keepdims=True)
         if np.allclose(block @ block.T, np.eye(D), atol=1e-9):
