@@ -36,8 +36,14 @@ def encode_call(args: tuple, kwargs: dict) -> tuple[Any, list[np.ndarray]]:
 
 
 def decode_value(tree: Any, blobs: list[np.ndarray]) -> Any:
-    """A value that crossed the sandbox, as plain data (numpy arrays, ints, sets, markers)."""
-    return wire.decode(tree, blobs, GRADER_MAKE)
+    """A value that crossed the sandbox, as plain data (numpy arrays, ints, sets, markers); ``wire.WireError`` for one
+    that cannot be read (a seed of inf, a shape past int64: the student's reply, never the grader's fault)."""
+    try:
+        return wire.decode(tree, blobs, GRADER_MAKE)
+    except wire.WireError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever the reply's content makes decoding raise is its own
+        raise wire.WireError(f"a value that cannot be read ({type(exc).__name__})") from None
 
 
 def read_reply(fd: int | None, read_exact, max_blob_bytes: int) -> tuple[dict, list[np.ndarray]]:

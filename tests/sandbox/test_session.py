@@ -30,6 +30,20 @@ def ends(how):
 def fine(x):
     return x + 1
 
+def leave_group():
+    """Move this process into a group a child of it made, then return: its own pid then names no group."""
+    import time
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.setpgid(0, 0)
+        os.write(write, b"x")
+        time.sleep(600)
+        os._exit(0)
+    os.read(read, 1)
+    os.setpgid(0, pid)
+    return os.getpgid(0) == pid
+
 def chmod_box():
     """Try to make the box's submissions folder (two levels above this module) unreadable; say what stopped it."""
     try:
@@ -137,6 +151,16 @@ def test_a_module_process_that_ends_costs_its_call_and_keeps_the_worker(session,
     assert (ended.op, ended.stopped) == ("call", False) and ended.seconds < ended.limit
     assert session._worker.host_pid == pid and session.restarts == 0  # the same first process, not a new worker
     assert session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)") == 2  # a fresh process for the module
+
+
+def test_a_module_process_that_left_its_group_is_still_ended_at_once(session):
+    # Its group held neither it nor its pid: killing the group found no one, and the reset waited for it until the
+    # grader gave the worker up (every test of the module then cost a worker's start and RESET_SECONDS of wall).
+    assert session.call("crashing", "leave_group", (), {}, 10, "crashing.leave_group()") is True
+    restarts = session.restarts
+    session.fresh("crashing")
+    assert session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)") == 2
+    assert session.restarts == restarts
 
 
 def test_the_worker_itself_ending_during_a_call_is_still_a_crash(session):

@@ -84,8 +84,8 @@ DENIED_SYSCALLS = (
     "accept4",
     "sendmsg",
     "sendmmsg",
-    # SysV IPC outlives every process and counts against no memory limit; POSIX queues are refused by Landlock's
-    # /dev/mqueue.
+    # SysV IPC and POSIX message queues outlive every process and count against no memory limit (Landlock's rule on
+    # /dev/mqueue does not stop mq_open, a system call of its own).
     "shmget",
     "shmat",
     "msgget",
@@ -94,6 +94,12 @@ DENIED_SYSCALLS = (
     "semget",
     "semop",
     "semtimedop",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
     # Watching folders tells names and sizes of files it cannot read.
     "inotify_init",
     "inotify_init1",

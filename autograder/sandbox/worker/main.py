@@ -493,10 +493,11 @@ class FirstProcess:
         child = self.child
         if child is None or not child.pid:
             return 0
-        try:
-            os.killpg(child.pid, signal.SIGKILL)
-        except OSError:
-            pass
+        for kill, target in ((os.killpg, child.pid), (os.kill, child.pid)):  # it may have left its own group
+            try:
+                kill(target, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             _, status = os.waitpid(child.pid, 0)
         except ChildProcessError:

@@ -116,6 +116,22 @@ def test_seccomp_refuses_every_way_to_read_or_set_which_pages_of_a_file_are_cach
     assert refused == dict.fromkeys(refused, 1), refused  # EPERM each
 
 
+@needs_seccomp
+def test_seccomp_refuses_posix_message_queues(tmp_path):
+    # Landlock's rule on /dev/mqueue does not stop mq_open (a system call of its own): a queue made there outlived the
+    # grading, in the host's IPC namespace, and its name told a later run what a hidden test had seen.
+    body = textwrap.dedent("""
+        import ctypes
+        librt = ctypes.CDLL("librt.so.1", use_errno=True)
+        librt.mq_open.restype = ctypes.c_int
+        made = librt.mq_open(b"/autograder-test-queue", os.O_CREAT | os.O_RDWR, 0o600, None)
+        out["mq_open"] = made == -1 and ctypes.get_errno()
+        if made != -1:
+            librt.mq_unlink(b"/autograder-test-queue")
+    """)
+    assert run_confined(tmp_path, body) == {"mq_open": 1}  # EPERM
+
+
 def test_probe_applies_what_the_kernel_offers():
     assert PROBED["landlock"] == LANDLOCK, PROBED.get("landlock_error")
 
