@@ -1,4 +1,4 @@
-"""Hidden tests of problem 6 (causal_linear_attention): batches, C != M, eps, custom maps, axes of size 1, a long sequence."""
+"""Hidden tests of problem 6 (causal_linear_attention): batches, C != M, eps, custom maps, axes of size 1, sequences decoded together, float32 steps, a long sequence."""
 
 import numpy as np
 
