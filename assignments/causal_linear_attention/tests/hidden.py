@@ -1,16 +1,17 @@
-"""Hidden tests of problem 6 (causal_linear_attention): batches, C != M, eps, custom maps, axes of size 1, a long sequence."""
+"""Hidden tests of problem 6 (causal_linear_attention): batches, C != M, eps, custom maps, axes of size 1, sequences decoded together, float32 steps, a long sequence."""
 
 import numpy as np
 
-from autograder.testkit import Call, Named, expect_equal, problem_support, randn, tensor, test_case
+from autograder.testkit import FLOAT32, FLOAT64, Call, Named, expect_equal, problem_support, rand, randn, tensor, test_case
 
-run_recurrent = problem_support("causal_linear_attention").run_recurrent
+support = problem_support("causal_linear_attention")
+run_recurrent = support.run_recurrent
 
 
-def check_recurrent_equals_parallel(module, Q, K, V, **kwargs):
+def check_recurrent_equals_parallel(module, Q, K, V, tol=FLOAT64, **kwargs):
     rows = run_recurrent(module, Q, K, V, **kwargs)
     parallel = Call(module.causal_linear_attention, Q, K, V, **kwargs).reference()
-    expect_equal(rows, parallel, called=f"recurrent_step fed {Q.shape[-2]} tokens in order, compared with causal_linear_attention")
+    expect_equal(rows, parallel, tol, called=f"recurrent_step fed {Q.shape[-2]} tokens in order, compared with causal_linear_attention")
 
 
 @test_case(points=2, hidden=True)
@@ -26,6 +27,13 @@ def test_batch_and_head_dimensions_with_c_not_m(causal_linear_attention):
 @test_case(points=2, hidden=True)
 def test_recurrent_batched_and_custom_map(causal_linear_attention):
     check_recurrent_equals_parallel(causal_linear_attention, randn(2, 3, 5, 4, seed=4), randn(2, 3, 5, 4, seed=5), randn(2, 3, 5, 3, seed=6))
+    # Three batches of sequences decoded together, one token of each in turn, each step from its own sequence's state;
+    # then one step from a state (S, Z) this test never fed.
+    support.run_alternately(causal_linear_attention, [(randn(2, 3, 4, 4, seed=40 + 3 * b), randn(2, 3, 4, 4, seed=41 + 3 * b),
+                                                       randn(2, 3, 4, 3, seed=42 + 3 * b)) for b in range(3)])
+    state = (randn(2, 3, 4, 3, seed=49), 1 + 2 * rand(2, 3, 4, seed=50))
+    Call(causal_linear_attention.recurrent_step, state, randn(2, 3, 4, seed=51), randn(2, 3, 4, seed=52),
+         randn(2, 3, 3, seed=53)).matches_reference()
     # square_plus_one has C + 1 features, so S is (..., C + 1, M).
     check_recurrent_equals_parallel(causal_linear_attention, randn(2, 4, 2, seed=7), randn(2, 4, 2, seed=8), randn(2, 4, 5, seed=9),
                                     feature_map=Named("square_plus_one"))
@@ -88,6 +96,10 @@ def test_float32(causal_linear_attention):
     Q, K, V = randn(2, 1024, 8, seed=25, **f32), randn(2, 1024, 8, seed=26, **f32), randn(2, 1024, 8, seed=27, **f32)
     Call(causal_linear_attention.causal_linear_attention, Q, K, V).matches_reference()
     Call(causal_linear_attention.causal_kernel_attention, Q[:, :50], K[:, :50], V[:, :50]).matches_reference()
+    # recurrent_step in float32: from None (its state then float32 too), and from a given float32 state.
+    check_recurrent_equals_parallel(causal_linear_attention, Q[:, :4], K[:, :4], V[:, :4], tol=FLOAT32)
+    state = (randn(2, 8, 8, seed=54, **f32), 1 + 2 * rand(2, 8, seed=55, dtype=np.float32))
+    Call(causal_linear_attention.recurrent_step, state, Q[:, 4], K[:, 4], V[:, 4]).matches_reference()
 
 
 @test_case(points=2.5, hidden=True)

@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from autograder.testkit import Call, Named, expect_equal, expect_true, problem_support, randn, tensor, test_case
+from autograder.testkit import FLOAT32, Call, Named, expect_equal, expect_true, problem_support, rand, randn, tensor, test_case
 
-run_recurrent = problem_support("causal_linear_attention").run_recurrent
+support = problem_support("causal_linear_attention")
+run_recurrent = support.run_recurrent
 
 
 # The worked example of the statement: with elu(x) + 1 and inputs in {0, 1}, phi(x) = x + 1.
@@ -69,6 +70,12 @@ def test_recurrent_token_by_token(causal_linear_attention):
     rows = run_recurrent(causal_linear_attention, Q, K, V)
     parallel = Call(causal_linear_attention.causal_linear_attention, Q, K, V).reference()
     expect_equal(rows, parallel, called="recurrent_step fed the 6 tokens in order, compared with causal_linear_attention")
+    # Two sequences decoded together, one token of each in turn: each step continues from the state it is given.
+    first, second = ((randn(4, 3, seed=s), randn(4, 3, seed=s + 1), randn(4, 2, seed=s + 2)) for s in (23, 26))
+    support.run_alternately(causal_linear_attention, [first, second])
+    # One step from a state (S, Z) of earlier tokens that this test never fed.
+    S, Z = randn(3, 2, seed=41), 1 + 2 * rand(3, seed=42)
+    Call(causal_linear_attention.recurrent_step, (S, Z), randn(3, seed=43), randn(3, seed=44), randn(2, seed=45)).matches_reference()
 
 
 @test_case(points=1, hidden=False)
@@ -83,6 +90,12 @@ def test_another_feature_map_batched_and_in_single_precision(causal_linear_atten
     Q32, K32, V32 = randn(6, 4, seed=33, **f32), randn(6, 4, seed=34, **f32), randn(6, 3, seed=35, **f32)
     Call(causal_linear_attention.causal_kernel_attention, Q32, K32, V32).matches_reference()
     Call(causal_linear_attention.causal_linear_attention, Q32, K32, V32).matches_reference()
+    # recurrent_step in float32: from None, its state (S, Z) is float32 too, and it continues from a float32 state.
+    rows = run_recurrent(causal_linear_attention, Q32, K32, V32)
+    expect_equal(rows, Call(causal_linear_attention.causal_linear_attention, Q32, K32, V32).reference(), FLOAT32,
+                 called="recurrent_step fed the 6 float32 tokens in order, compared with causal_linear_attention")
+    Call(causal_linear_attention.recurrent_step, (randn(4, 3, seed=39, **f32), 1 + 2 * rand(4, seed=40, dtype=np.float32)),
+         Q32[0], K32[0], V32[0]).matches_reference()
     # One step for a batch of 2 x 2 sequences: q, k (2, 2, C), v (2, 2, M), starting from no state.
     Call(causal_linear_attention.recurrent_step, None, randn(2, 2, 3, seed=36), randn(2, 2, 3, seed=37),
          randn(2, 2, 2, seed=38)).matches_reference()

@@ -9,18 +9,34 @@ def run_recurrent(module, Q, K, V, **kwargs):
     """Feed the tokens one by one through the student's recurrent_step, each step from the expected state of the tokens
     before it: no call's inputs come from the student's own outputs (a state in another dtype would make inputs whose
     expected value was never recorded), and each step is judged on its own."""
-    state, rows, n = None, [], Q.shape[-2]
+    return run_alternately(module, [(Q, K, V)], **kwargs)[0]
+
+
+def run_alternately(module, sequences, **kwargs):
+    """Decode several sequences (each a (Q, K, V) of the same number of tokens) at once, as a server does: token i of
+    each sequence in turn, then token i + 1 of each, every step given its own sequence's expected state. A recurrent_step
+    that continues from sums it kept itself (a global, a default argument) rather than from the state it is given then
+    continues from another sequence's tokens. Returns the rows of each sequence."""
+    states, rows = [None] * len(sequences), [[] for _ in sequences]
+    n = sequences[0][0].shape[-2]
     for i in range(n):
-        call = Call(module.recurrent_step, state, Q[..., i, :], K[..., i, :], V[..., i, :], **kwargs)
-        try:
-            out, _ = call.matches_reference()
-        except AssertionError as exc:  # a wrong value, or the call itself failed
-            fail(f"At token {i} of {n} (counting from 0, starting from state None, each step given the expected state):\n{exc}")
-            raise  # while the student's calls are only recorded, fail() does not stop the test: this does
-        _, (S, Z) = call.reference()
-        state = (tensor(np.asarray(S)), tensor(np.asarray(Z)))
-        rows.append(np.asarray(out))
-    return np.stack(rows, axis=-2)
+        for s, (Q, K, V) in enumerate(sequences):
+            call = Call(module.recurrent_step, states[s], Q[..., i, :], K[..., i, :], V[..., i, :], **kwargs)
+            try:
+                out, _ = call.matches_reference()
+            except AssertionError as exc:  # a wrong value, or the call itself failed
+                if len(sequences) == 1:
+                    where = f"At token {i} of {n} (counting from 0, starting from state None, each step given the expected state)"
+                else:
+                    where = (f"At token {i} of {n} of sequence {s} of {len(sequences)} (counting from 0; {len(sequences)} sequences "
+                             "decoded together, one token of each in turn, each step given its own sequence's expected state, "
+                             "None at its first token)")
+                fail(f"{where}:\n{exc}")
+                raise  # while the student's calls are only recorded, fail() does not stop the test: this does
+            _, (S, Z) = call.reference()
+            states[s] = (tensor(np.asarray(S)), tensor(np.asarray(Z)))
+            rows[s].append(np.asarray(out))
+    return [np.stack(r, axis=-2) for r in rows]
 
 
 def expect_linear_cost(module, first_seed, long=True):
