@@ -70,6 +70,8 @@ def test_float32_inputs(qkv_arithmetic):
     f = dict(dtype=np.float32)
     Call(qkv_arithmetic.softmax_attention, randn(3, 8, 4, seed=18, **f), randn(3, 8, 4, seed=19, **f), randn(3, 8, 2, seed=20, **f), scale=0.5, causal=True).matches_reference()
     Call(qkv_arithmetic.qkv, randn(4, 3, seed=21, **f), randn(2, 3, seed=22, **f), randn(2, 3, seed=23, **f), randn(5, 3, seed=24, **f)).matches_reference()
+    # Argmax attention in float32 (the best two scores of each query at least 0.14 apart).
+    Call(qkv_arithmetic.argmax_attention, randn(3, 8, 4, seed=18, **f), randn(3, 8, 4, seed=19, **f), randn(3, 8, 2, seed=20, **f)).matches_reference()
 
 
 def scores_as_inputs(S, dtype=np.float64):
