@@ -55,6 +55,10 @@ def test_argmax_ties_go_to_lowest_key(qkv_arithmetic):
     K_t = tensor([[0.0, 0.0], [2.0, 1.0], [0.0, 0.0], [2.0, 1.0]])
     V_t = tensor([[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]])
     Call(qkv_arithmetic.argmax_attention, Q_t, K_t, V_t).matches_reference()
+    # A tie is exact equality: keys 0 and 1 tie, keys 2 and 3 tie 2**-40 above them (exact in float64), so key 2 wins;
+    # a tie rule with a tolerance, or a penalty of a small multiple of the key index, picks key 0.
+    Q_n, K_n = scores_as_inputs([[1.0, 1.0, 1.0 + 2.0**-40, 1.0 + 2.0**-40], [-2.0, -2.0 + 2.0**-40, -2.0, -2.0 + 2.0**-40]])
+    Call(qkv_arithmetic.argmax_attention, Q_n, K_n, V_t).matches_reference()
 
 
 @test_case(points=0.5, hidden=True)
@@ -63,6 +67,10 @@ def test_argmax_batched(qkv_arithmetic):
     # A near tie: the best key wins alone, however close the runner-up (a sharp softmax would mix the two).
     K_near = tensor([[0.5, 0.0], [1.0, 0.0], [0.999, 0.0]])
     Call(qkv_arithmetic.argmax_attention, tensor([[1.0, 0.0]]), K_near, randn(3, 2, seed=25)).matches_reference()
+    # A later key better by one part in 2**40 (exact scores, batched): it wins, as the best key always does.
+    S_near = [[[1.0, 1.0 + 2.0**-40, 0.5], [1000.0, 999.0, 1000.0 + 2.0**-40]], [[0.0, -1.0, 2.0**-40], [7.0, 7.0 + 2.0**-40, 7.0]]]
+    Q_n, K_n = scores_as_inputs(S_near)
+    Call(qkv_arithmetic.argmax_attention, Q_n, K_n, randn(2, 3, 2, seed=55)).matches_reference()
 
 
 @test_case(points=0.5, hidden=True)
@@ -70,6 +78,12 @@ def test_float32_inputs(qkv_arithmetic):
     f = dict(dtype=np.float32)
     Call(qkv_arithmetic.softmax_attention, randn(3, 8, 4, seed=18, **f), randn(3, 8, 4, seed=19, **f), randn(3, 8, 2, seed=20, **f), scale=0.5, causal=True).matches_reference()
     Call(qkv_arithmetic.qkv, randn(4, 3, seed=21, **f), randn(2, 3, seed=22, **f), randn(2, 3, seed=23, **f), randn(5, 3, seed=24, **f)).matches_reference()
+    # Argmax attention in float32: random scores (the best two of each query at least 0.14 apart), then exact ties
+    # and a later key better by one float32 ulp (2**-23 above 1, 2**-24 above 0.5), which wins.
+    Call(qkv_arithmetic.argmax_attention, randn(3, 8, 4, seed=18, **f), randn(3, 8, 4, seed=19, **f), randn(3, 8, 2, seed=20, **f)).matches_reference()
+    S32 = [[1.0, 1.0 + 2.0**-23, 1.0, 1.0 + 2.0**-23], [0.5, 0.5, 0.5 + 2.0**-24, 0.5], [3.0, 3.0, 3.0, 3.0]]
+    Q_32, K_32 = scores_as_inputs(S32, dtype=np.float32)
+    Call(qkv_arithmetic.argmax_attention, Q_32, K_32, randn(4, 3, seed=56, **f)).matches_reference()
 
 
 def scores_as_inputs(S, dtype=np.float64):
@@ -103,6 +117,10 @@ def test_argmax_ties_of_three_or_more_keys(qkv_arithmetic):
     keys = np.where(np.arange(37) % 9 < 5, 5.0, np.arange(37) % 4)
     K_many = tensor(np.broadcast_to(keys[:, None], (2, 37, 1)).copy())
     Call(qkv_arithmetic.argmax_attention, tensor(np.ones((2, 1, 1))), K_many, randn(2, 37, 2, seed=26)).matches_reference()
+    # The same tied keys with key 30 raised by 2**-40 (exact): key 30 is the best alone and wins.
+    keys_up = keys.copy()
+    keys_up[30] += 2.0**-40
+    Call(qkv_arithmetic.argmax_attention, tensor(np.ones((1, 1))), tensor(keys_up[:, None]), randn(37, 2, seed=57)).matches_reference()
 
 
 @test_case(points=1, hidden=True)
