@@ -193,10 +193,11 @@ def test_error_is_reproducible_from_its_seed(random_features):
     # with F = 16 (level_band: 1.7e-9 each, 3.4e-9 in all; 3000 simulated correct students gave |z| <= 3.5 against
     # BAND_SE = 6.5, and no single trial of 12000 came near the band's edges), so a value that follows the seed by a
     # formula, not by draws, is caught.
-    D, F, n_trials = FALL_D, FALL_SIZES[0], 2
-    first = Call(random_features.approximation_error, D, F, input_scale=FALL_SCALE, n_trials=n_trials, seed=11)
-    again = Call(random_features.approximation_error, D, F, input_scale=FALL_SCALE, n_trials=n_trials, seed=11)
-    other = Call(random_features.approximation_error, D, F, input_scale=FALL_SCALE, n_trials=n_trials, seed=12)
+    # n_tokens is passed at its default, the bands' setting: every option of the function is called in a public test.
+    D, F, n_tokens, n_trials = FALL_D, FALL_SIZES[0], 64, 2
+    first = Call(random_features.approximation_error, D, F, n_tokens=n_tokens, input_scale=FALL_SCALE, n_trials=n_trials, seed=11)
+    again = Call(random_features.approximation_error, D, F, n_tokens=n_tokens, input_scale=FALL_SCALE, n_trials=n_trials, seed=11)
+    other = Call(random_features.approximation_error, D, F, n_tokens=n_tokens, input_scale=FALL_SCALE, n_trials=n_trials, seed=12)
     a, b, c = (as_float(x.result(), x.shown) for x in (first, again, other))
     expect_true(a == b, "the same seed gave two different errors: draw everything from a torch.Generator seeded with `seed`", called=first.shown)
     expect_true(a != c, "seeds 11 and 12 gave the same error: the inputs and frequencies should come from the seeded generator", called=other.shown)
