@@ -220,8 +220,9 @@ def _joined(public: ProblemResult, hidden: ProblemResult | None) -> ProblemResul
     student sees what the public tests printed, of the hidden tests only how much each printed."""
     if hidden is None:
         return public
-    joined = ProblemResult(public.module, public.title, public.tests + hidden.tests, public.status, public.output,
-                           public.kind, hidden.hidden_printed, public.staff_output + hidden.staff_output)
+    joined = ProblemResult(public.module, public.title, tests=public.tests + hidden.tests, status=public.status,
+                           output=public.output, kind=public.kind, hidden_printed=hidden.hidden_printed,
+                           staff_output=public.staff_output + hidden.staff_output)
     if public.kind == scores.GRADED and hidden.kind != scores.GRADED:
         joined.status, joined.kind = FAILED_IN_HIDDEN, hidden.kind
     return joined
