@@ -14,7 +14,11 @@ without running it where that is slow:
    linearly: what it grew from ``WORK_SIZES[0]`` to ``LONG_N`` tokens against what it grew from ``WORK_SIZES[0]`` to
    ``WORK_SIZES[1]`` (about 10 for linear code, 68 for quadratic). Growths, not the times themselves: a fixed cost per
    call (forking a process, a padding loop) would otherwise hide quadratic work. The call at ``WORK_SIZES[1]`` is read
-   twice and its lesser CPU time kept, since a burst of load there would raise the growth's denominator. The two smaller
+   twice and its lesser CPU time kept, since a burst of load there would raise the growth's denominator; the call at
+   ``LONG_N``, when it fails the check, is read again on other inputs of its length and its lesser CPU time kept, since
+   a burst there (a fair variant writing columns of an 8 MB array once took 0.20 s against its usual 0.05 s in CI,
+   beside the suite's other workers) would fail linear code; other inputs, so that no value kept from the first call
+   makes the second cheap. The two smaller
    calls are counted, which only slows torch's operations: a fair per-token loop then grows less, never more. A fast
    linear call's growth is timer noise, so any growth passes while the call at ``LONG_N`` took at most
    ``CPU_FLOOR_LINEAR_FORMS`` yardsticks more than the one at ``WORK_SIZES[0]``; the yardstick is what causal linear
@@ -58,13 +62,14 @@ CPU_GROWTH_LIMIT, CPU_FLOOR_LINEAR_FORMS = 8**1.5, 15
 
 
 def expect_linear_in_tokens(
-    function: Any, inputs: Callable[[int], tuple], never: str, instead: str, long: bool = True
+    function: Any, inputs: Callable[..., tuple], never: str, instead: str, long: bool = True
 ) -> None:
     """Fail unless ``function(*inputs(n))`` costs time and memory linear in ``n``, then compare its value at ``LONG_N``
     tokens with the reference's. ``never``: what a linear form never does ("sum over all earlier keys for every query");
-    ``instead``: what it does ("carry the running sums S_i and Z_i from one token to the next"). ``long=False`` (a
-    public test, at a modest size): torch's work from ``WORK_SIZES[0]`` to ``WORK_SIZES[1]`` tokens only, and the value
-    at ``WORK_SIZES[1]``; the memory cap and the CPU time at ``LONG_N`` are left to a hidden test."""
+    ``instead``: what it does ("carry the running sums S_i and Z_i from one token to the next"). ``inputs(n, draw)``
+    with ``draw=1`` gives other inputs of ``n`` tokens, for the long call read again. ``long=False`` (a public test, at
+    a modest size): torch's work from ``WORK_SIZES[0]`` to ``WORK_SIZES[1]`` tokens only, and the value at
+    ``WORK_SIZES[1]``; the memory cap and the CPU time at ``LONG_N`` are left to a hidden test."""
     sizes = (*WORK_SIZES, LONG_N) if long else WORK_SIZES
     # Measured before the first call, while none of the student's code runs (once per process).
     floor = CPU_FLOOR_LINEAR_FORMS * linear_attention_seconds(LONG_N) if long else 0.0
@@ -78,14 +83,8 @@ def expect_linear_in_tokens(
     readings = [*sized.items(), *([(large, Call(function, *inputs(large)))] if long else [])]
     costs: dict[int, dict] = {}
     for n, call in readings:
-        try:
-            cost = call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
-        except AssertionError as exc:
-            room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n == LONG_N else ""
-            fail(
-                f"{exc}\nWith N = {n} tokens, {name} must use time and memory linear in N: it may never build an N x N "
-                f"matrix (an N x N float64 matrix would need {size_in_bytes(n * n * 8)} here{room}), nor {never}."
-            )
+        cost = _cost(call, n, name, never)
+        if cost is None:
             return
         if n in costs:  # the second reading: only its CPU time counts
             cost = {**costs[n], "cpu_seconds": min(cost["cpu_seconds"], costs[n]["cpu_seconds"])}
@@ -102,29 +101,65 @@ def expect_linear_in_tokens(
             f"{instead}.",
             called=sized[large].shown,
         )
-    if long:
+    # The long call read again, on other inputs of its length, when its CPU time fails the check. A burst of load
+    # there (a page fault meeting reclaim, a cache shared with a busy neighbour) only adds CPU time, so the lesser
+    # reading is kept; other inputs, so that a value kept from the first call cannot make the second cheap. Its value
+    # is recorded whether or not the reference's own run needs it (``Call.keep_reference``).
+    again = Call(function, *inputs(LONG_N, 1)) if long else None
+    if again is not None:
+        again.keep_reference()
         cpu = {n: costs[n]["cpu_seconds"] for n in sized}
-        expect_cpu_time_linear(name, cpu, floor, never, instead, sized[LONG_N].shown)
+        if cpu_growth(cpu, floor) > CPU_GROWTH_LIMIT:
+            cost = _cost(again, LONG_N, name, never)
+            if cost is None:
+                return
+            cpu[LONG_N] = min(cpu[LONG_N], cost["cpu_seconds"])
+        else:
+            again = None
+        expect_cpu_time_linear(name, cpu, floor, never, instead, sized[LONG_N].shown, read_twice=again is not None)
     # No mistake's output is recorded for inputs this large (hints compare values); the messages above say enough.
     sized[last].matches(sized[last].reference(), hints=False)
+    if again is not None:
+        again.matches(again.reference(), hints=False)
+
+
+def _cost(call: Call, n: int, name: str, never: str) -> dict | None:
+    """``call``'s cost at ``n`` tokens (the long call under the memory cap), or None once a failure says why there is
+    none."""
+    try:
+        return call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
+    except AssertionError as exc:
+        room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n == LONG_N else ""
+        fail(
+            f"{exc}\nWith N = {n} tokens, {name} must use time and memory linear in N: it may never build an N x N "
+            f"matrix (an N x N float64 matrix would need {size_in_bytes(n * n * 8)} here{room}), nor {never}."
+        )
+        return None
+
+
+def cpu_growth(cpu: dict[int, float], floor: float) -> float:
+    """What the CPU seconds ``cpu`` grew from ``WORK_SIZES[0]`` to ``LONG_N`` tokens against what they grew from
+    ``WORK_SIZES[0]`` to ``WORK_SIZES[1]``. A growth to ``WORK_SIZES[1]`` below ``floor / CPU_GROWTH_LIMIT`` counts as
+    that much: the long call then passes whenever it took at most ``floor`` more than the small one."""
+    small, large = WORK_SIZES
+    return (cpu[LONG_N] - cpu[small]) / max(cpu[large] - cpu[small], floor / CPU_GROWTH_LIMIT)
 
 
 def expect_cpu_time_linear(name: str, cpu: dict[int, float], floor: float, never: str, instead: str,
-                           called: str) -> None:
+                           called: str, read_twice: bool = False) -> None:
     """Fail unless the CPU seconds ``cpu`` of the calls at ``WORK_SIZES`` and ``LONG_N`` tokens grow linearly, or the
     call at ``LONG_N`` took at most ``floor`` seconds more than the one at ``WORK_SIZES[0]`` (too little to time).
 
     Every figure compared is a ratio of CPU times measured on one machine, the floor's yardstick included: a machine
-    some times faster gives the same verdict."""
+    some times faster gives the same verdict. ``read_twice``: the time at ``LONG_N`` is the lesser of two calls."""
     small, large = WORK_SIZES
-    # A growth from small to large below floor / CPU_GROWTH_LIMIT counts as that much: the long call then passes
-    # whenever it took at most `floor` more than the small one.
-    growth = (cpu[LONG_N] - cpu[small]) / max(cpu[large] - cpu[small], floor / CPU_GROWTH_LIMIT)
+    growth = cpu_growth(cpu, floor)
+    lesser = f", the lesser of two calls at {LONG_N} tokens on other inputs" if read_twice else ""
     expect_true(
         growth <= CPU_GROWTH_LIMIT,
         f"{name}'s CPU time grew {growth:.1f} times as much from {small} to {LONG_N} tokens as from {small} to "
-        f"{large} ({cpu[small]:.3f} s -> {cpu[large]:.3f} s -> {cpu[LONG_N]:.2f} s, counting every thread and process "
-        f"it ran); time linear in N allows about {(LONG_N - small) / (large - small):.0f} (accepted up to "
+        f"{large} ({cpu[small]:.3f} s -> {cpu[large]:.3f} s -> {cpu[LONG_N]:.2f} s{lesser}, counting every thread "
+        f"and process it ran); time linear in N allows about {(LONG_N - small) / (large - small):.0f} (accepted up to "
         f"{CPU_GROWTH_LIMIT:.0f}, or any growth when the call at {LONG_N} tokens takes at most {floor:.2f} s more than "
         f"the one at {small}: {CPU_FLOOR_LINEAR_FORMS} times what linear attention over {LONG_N} tokens takes on this "
         f"machine): it may not {never}; {instead}.",

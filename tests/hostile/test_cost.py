@@ -36,6 +36,7 @@ CASES = {  # case -> (module, what the student must read)
     "quadratic_meters_undone": ("causal_linear_attention", r"must use time and memory linear in N"),
     "blockwise_popped_modes": ("random_features", r"CPU time grew [0-9.]+ times as much"),
     "quadratic_in_child": ("causal_linear_attention", r"CPU time grew [0-9.]+ times as much"),
+    "quadratic_then_cached": ("random_features", r"CPU time grew [0-9.]+ times as much .*, the lesser of two calls"),
 }
 # Without seccomp a test's process may ignore SIGCHLD: its children are then reaped without their CPU time being added
 # to its own, and quadratic work there is not seen in /proc; a cgroup of the worker's own counts it all the same
@@ -179,3 +180,30 @@ FAIR_MODES = [MODES[0]] + [m for m in MODES if m.as_user][:1]
 def test_every_fair_variant_keeps_its_linear_cost_points_judged_from_outside(mode, module, variant, tmp_path, request):
     passed, message = long_test_verdict(mode, request, tmp_path / "sub", f"2_{module}-{variant}", module, fair(module, variant))
     assert passed, message
+
+
+# Not a cheat: the reference, whose first call at 8192 tokens meets a burst of load (CPU time the call did not need, as
+# a page fault meeting reclaim or a cache shared with a busy neighbour adds), here 0.4 s of spinning. Graded through the
+# records as built, so the second reading's expected value must be there though the reference never needed it.
+BURST_AT_FIRST_LONG_CALL = """
+import time as _time
+
+_unburst, _long_calls = {function}, []
+
+
+def {function}(Q, *args, **kwargs):
+    if Q.shape[-2] == 8192 and not _long_calls:
+        _long_calls.append(1)
+        end = _time.process_time() + 0.4
+        while _time.process_time() < end:
+            pass
+    return _unburst(Q, *args, **kwargs)
+"""
+LONG_FUNCTION = {"random_features": "rff_attention", "causal_linear_attention": "causal_linear_attention"}
+
+
+@pytest.mark.parametrize("module", sorted(LONG_TEST))
+def test_a_burst_of_load_at_the_long_call_costs_no_point(module, tmp_path):
+    source = (paths.REFERENCE / f"{module}.py").read_text() + BURST_AT_FIRST_LONG_CALL.format(function=LONG_FUNCTION[module])
+    test = grade_long_test(reference_submission(tmp_path / "sub", replace={module: source}), module)
+    assert test.passed, test.message
