@@ -85,14 +85,14 @@ class Tape:
         try:
             value = live()
         except StudentCallError as exc:
-            self.entries.append((key, _without_traceback(exc)))  # its frames would keep what the call held alive
+            self.entries.append((key, exc.without_traceback()))  # its frames would keep what the call held alive
             raise
         size = value_bytes(value)
         try:
             self.budget.admit(size, shown)
         except StudentCallError as exc:
             del value  # not kept: neither here nor by the frames of the error the test receives
-            self.entries.append((key, _without_traceback(exc)))
+            self.entries.append((key, exc.without_traceback()))
             raise
         self.entries.append((key, value))
         return copy.deepcopy(value)  # the test may change what it gets; the judging pass gets the value as it came
@@ -102,16 +102,12 @@ class Tape:
             _, outcome = self.entries[self.position]
             self.position += 1
             if isinstance(outcome, StudentCallError):
-                raise StudentCallError(str(outcome), outcome.kind, outcome.raised)
+                raise outcome.without_traceback()
             return outcome
         if not self.diverged and self.fresh is not None:
             self.fresh()
         self.diverged = True
         return live()
-
-
-def _without_traceback(exc: StudentCallError) -> StudentCallError:
-    return StudentCallError(str(exc), exc.kind, exc.raised)
 
 
 _TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("student_call_tape", default=None)

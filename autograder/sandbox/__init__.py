@@ -33,6 +33,7 @@ PUBLIC = {
     # the worker's own serving, for the trusted recording of the reference (same inputs, same costs)
     "argument_makers": ("worker.serving", "argument_makers"),
     "encode_result": ("worker.serving", "encode_result"),
+    "builtin_classes": ("worker.serving", "builtin_classes"),
     "metered": ("worker.metering", "metered"),
     # reading /proc (the processes a run left behind)
     "procfs": ("worker.procfs", None),

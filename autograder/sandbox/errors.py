@@ -7,6 +7,7 @@ or its machine's, never the student's.
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 from dataclasses import dataclass
@@ -32,17 +33,29 @@ MACHINE = (DEADLINE, BUSY, BUSY_NOT_RUN)  # the kinds that are the grading machi
 
 
 class StudentCallError(AssertionError):
-    """A call into student code failed: it raised (``raised`` names the exception's type), timed out, crashed, returned
-    garbage, or was not run; ``kind`` says which."""
+    """A call into student code failed: it raised (``raised`` names the exception's type, ``raised_as`` the built-in
+    exception classes it is an instance of, nearest first), timed out, crashed, returned garbage, or was not run;
+    ``kind`` says which."""
 
     def __init__(
-        self, message: str, kind: str, raised: str = "", waited: float = 0.0, limit: TimeLimit | None = None
+        self, message: str, kind: str, raised: str = "", waited: float = 0.0, limit: TimeLimit | None = None,
+        raised_as: tuple[str, ...] = (),
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.raised = raised
+        self.raised_as = raised_as
         self.waited = waited  # a call stopped at its limit: how long of it its main thread waited for a CPU
         self.limit = limit  # a call stopped at its limit: which limit, and what it used of each
+
+    def raised_a(self, builtin: str) -> bool:
+        """Whether the call raised an instance of the built-in exception class named ``builtin`` (a subclass of it
+        too, as ``except`` would catch it)."""
+        return self.kind == RAISED and builtin in self.raised_as
+
+    def without_traceback(self) -> StudentCallError:
+        """The same error, holding no frames (kept on a tape after the call)."""
+        return StudentCallError(str(self), self.kind, self.raised, raised_as=self.raised_as)
 
 
 @dataclass(frozen=True)
@@ -143,14 +156,19 @@ def broken_import(module: str, what: str) -> str:
 def raised(shown: str, error: dict) -> StudentCallError:
     """The error of a call whose student code raised (``error``: the worker's reply), as the student reads it."""
     kind_of = str(error.get("type", ""))
+    listed = error.get("builtins")
+    raised_as = tuple(str(name)[:80] for name in listed[:64]) if isinstance(listed, list) else ()
     if kind_of == "NotImplementedError":
-        return StudentCallError(f"{shown} is not implemented yet (it raised NotImplementedError).", RAISED, kind_of)
+        return StudentCallError(f"{shown} is not implemented yet (it raised NotImplementedError).", RAISED, kind_of,
+                                raised_as=raised_as)
     detail = (error.get("traceback") or "").rstrip()
     message = str(error.get("message", ""))
     text = f"{shown} raised {kind_of or 'an error'}: {message}"
+    if isinstance(getattr(builtins, kind_of, None), type) and kind_of not in raised_as:
+        text = f"{shown} raised {kind_of} (a class of its own, not Python's {kind_of}): {message}"
     if _CUDA.search(message):
         text += f"\n{CPU_ONLY}"
-    return StudentCallError(text + (f"\n{detail}" if detail else ""), RAISED, kind_of)
+    return StudentCallError(text + (f"\n{detail}" if detail else ""), RAISED, kind_of, raised_as=raised_as)
 
 
 _CUDA = re.compile(r"CUDA|cuda|NVIDIA|nvidia")

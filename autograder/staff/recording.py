@@ -23,7 +23,7 @@ from ..expected import records
 from ..expected.store import Entry, Store, decode, encode_inputs, exact_key
 from ..model import manifest
 from ..model.manifest import Problem, callables_source
-from ..sandbox import argument_makers, encode_result, metered
+from ..sandbox import argument_makers, builtin_classes, encode_result, metered
 from ..sandbox.errors import StudentCallError
 from ..sandbox.worker import wire
 from ..settings import HINT_MAX_ELEMENTS
@@ -138,7 +138,8 @@ class TrustedFunction:
         except Exception as exc:  # noqa: BLE001 - reported as the worker reports a student's exception
             shown = calls.describe_call(self.module, self.func, args, kwargs)
             raise StudentCallError(
-                f"{shown} raised {type(exc).__name__}: {exc}", "raised", type(exc).__name__
+                f"{shown} raised {type(exc).__name__}: {exc}", "raised", type(exc).__name__,
+                raised_as=tuple(builtin_classes(exc)),
             ) from None
 
     def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]:

@@ -248,14 +248,16 @@ def _changed_functions(module: str) -> dict[str, frozenset[str]]:
 
 
 def expect_raises(call: Call, exception: str) -> None:
-    """Fail unless the student's function raised ``exception`` (by name) on this call."""
+    """Fail unless the student's function raised the built-in exception class named ``exception`` (or a subclass of it)
+    on this call."""
     try:
         got = call.result()
     except StudentCallError as exc:
-        if exc.kind == "raised" and exc.raised == exception:
+        if exc.raised_a(exception):
             return
         got_text = str(exc).splitlines()[0]
     else:
         got_text = f"it returned {checks.describe(got)} instead of raising"
     if not checks.DEFERRED.get():
         raise checks.CheckFailure.labelled(Called=call.shown, Expected=exception, Got=got_text)
+

@@ -25,7 +25,8 @@ class FakeSession:
     def call(self, module: str, func: str, args: tuple, kwargs: dict, seconds: float, shown: str):
         self.events.append(("call", args[0]))
         if args[0] < 0:
-            raise StudentCallError(f"{shown} raised ValueError: negative", "raised")
+            raise StudentCallError(f"{shown} raised ValueError: negative", "raised", "ValueError",
+                                   raised_as=("ValueError", "Exception", "BaseException"))
         return args[0] + (2 if self.wrong else 1)
 
 
@@ -89,6 +90,15 @@ def test_errors_are_replayed_as_they_were_raised(judged) -> None:
     _, (result,) = _run(judged, wrong=False, tests={"raises": raises})
     assert not result.passed and "raised ValueError: negative" in result.message
     assert [e for e in judged if e[0] == "call"] == [("call", -1)]
+
+    def raises_a_value_error(m):  # judged on the replayed error: what it is an instance of is kept on the tape
+        try:
+            m.f(-1)
+        except StudentCallError as exc:
+            assert exc.raised_a("ValueError") and exc.raised_a("Exception") and not exc.raised_a("TypeError")
+
+    _, (result,) = _run(judged, wrong=False, tests={"raises_a_value_error": raises_a_value_error})
+    assert result.passed, result.message
 
 
 def test_the_judged_value_is_the_one_that_came_back_even_if_the_test_changed_it(judged) -> None:

@@ -23,10 +23,13 @@ from tests.helpers import reference_submission
 MODULE = "shift_matrix"
 CHEATS = Path(__file__).resolve().parent / "cheats" / MODULE
 ODD_D = r"an odd d should raise ValueError; instead:\n.* raised AssertionError"
+OWN_CLASS = r"an odd d should raise ValueError; instead:\n.* raised ValueError \(a class of its own, not Python's ValueError\)"
 SAME_ROW = r"your encoding gives positions \d+ and \d+ the same row"
 CASES = {  # case -> {test it must fail: what the student must read}
     # The odd-d tests judge the exception's type, never its message.
     "assert_imitates_value_error": {"odd_d_raises_value_error": ODD_D, "odd_d_raises_value_error_in_both_functions": ODD_D},
+    # ... and by what it is an instance of, never by its name.
+    "own_class_named_value_error": {test: OWN_CLASS for test in ("odd_d_raises_value_error", "odd_d_raises_value_error_in_both_functions")},
     # "M moves your encoding" needs an encoding that tells positions apart; orthogonality and composition need an M
     # that moves something.
     "zero_encoding_identity_shift": {"shift_moves_your_encoding_one_step": SAME_ROW, "shift_moves_your_own_encoding": SAME_ROW,

@@ -1,4 +1,5 @@
-"""What a student reads when a call fails: a CPU-only hint for CUDA, where a stopped call was, a changed argument."""
+"""What a student reads when a call fails: a CPU-only hint for CUDA, where a stopped call was, a changed argument, which
+built-in exception it raised."""
 
 from autograder.sandbox import errors
 
@@ -33,3 +34,15 @@ def test_a_worker_whose_python_lacks_a_package_names_it_and_the_fix():
     assert "Traceback" not in said  # the package and the fix, not the worker's traceback
     other = errors.worker_not_started("TimeoutError", "Segmentation fault\n", "/usr/bin/python3")
     assert other == "the grading worker did not start (TimeoutError); output:\nSegmentation fault\n"
+
+
+def test_an_exception_is_judged_by_the_built_in_classes_it_is_an_instance_of_not_by_its_name():
+    subclass = errors.raised("m.f(d=3)", {"type": "OddDimension", "message": "odd",
+                                          "builtins": ["ValueError", "Exception", "BaseException"]})
+    assert subclass.raised_a("ValueError") and subclass.raised_a("Exception") and not subclass.raised_a("TypeError")
+    assert str(subclass) == "m.f(d=3) raised OddDimension: odd"
+    lookalike = errors.raised("m.f(d=3)", {"type": "ValueError", "message": "odd", "builtins": ["Exception", "BaseException"]})
+    assert not lookalike.raised_a("ValueError") and lookalike.raised_a("Exception")
+    assert str(lookalike) == "m.f(d=3) raised ValueError (a class of its own, not Python's ValueError): odd"
+    assert not errors.raised("m.f()", {"type": "ValueError", "message": "", "builtins": "ValueError"}).raised_a("ValueError")
+    assert not errors.changed_arguments("m.f()", ["X"]).raised_a("Exception")  # raised nothing

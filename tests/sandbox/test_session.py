@@ -30,6 +30,17 @@ def ends(how):
 def fine(x):
     return x + 1
 
+class OddDimension(ValueError):
+    pass
+
+class Lookalike(Exception):
+    __module__ = "builtins"
+
+Lookalike.__name__ = "ValueError"
+
+def raises(which):
+    raise OddDimension("odd") if which == "subclass" else Lookalike("odd")
+
 def leave_group():
     """Move this process into a group a child of it made, then return: its own pid then names no group."""
     import time
@@ -151,6 +162,17 @@ def test_a_module_process_that_ends_costs_its_call_and_keeps_the_worker(session,
     assert (ended.op, ended.stopped) == ("call", False) and ended.seconds < ended.limit
     assert session._worker.host_pid == pid and session.restarts == 0  # the same first process, not a new worker
     assert session.call("crashing", "fine", (1,), {}, 10, "crashing.fine(1)") == 2  # a fresh process for the module
+
+
+def test_an_exception_reaches_the_grader_with_the_built_in_classes_it_is_an_instance_of(session):
+    # Through the worker's first process, which passes on only what it knows of a reply.
+    with pytest.raises(errors.StudentCallError) as subclass:
+        session.call("crashing", "raises", ("subclass",), {}, 10, "crashing.raises('subclass')")
+    assert subclass.value.raised == "OddDimension" and subclass.value.raised_a("ValueError")
+    with pytest.raises(errors.StudentCallError) as lookalike:
+        session.call("crashing", "raises", ("lookalike",), {}, 10, "crashing.raises('lookalike')")
+    assert lookalike.value.raised == "ValueError" and not lookalike.value.raised_a("ValueError")
+    assert lookalike.value.raised_as == ("Exception", "BaseException")
 
 
 def test_a_module_process_that_left_its_group_is_still_ended_at_once(session):

@@ -22,7 +22,7 @@ def expect_value_error(call):
     except StudentCallError as exc:
         # Judged by the type of the exception the harness reports, never by its message: an assert whose message reads
         # "raised ValueError" is still an AssertionError.
-        expect_true(exc.kind == "raised" and exc.raised == "ValueError", f"an odd d should raise ValueError; instead:\n{exc}")
+        expect_true(exc.raised_a("ValueError"), f"an odd d should raise ValueError; instead:\n{exc}")
         return
     kind = f"a {got.shape} array" if isinstance(got, np.ndarray) else type(got).__name__
     fail(f"an odd d cannot be split into (sin, cos) pairs, so this should raise ValueError; it returned {kind}", called=call.shown)

@@ -672,6 +672,9 @@ def _answer(header: dict) -> dict | None:
         if not isinstance(error, dict):
             return None
         answer["error"] = {k: str(error.get(k, ""))[:MAX_TEXT] for k in ("type", "message", "traceback")}
+        listed = error.get("builtins")  # the built-in exception classes it is an instance of
+        if isinstance(listed, list):
+            answer["error"]["builtins"] = [str(name)[:80] for name in listed[:64]]
     if "seconds" in answer and type(answer["seconds"]) not in (int, float):
         answer.pop("seconds")
     if "changed" in answer:  # the names of the arguments the call modified in place

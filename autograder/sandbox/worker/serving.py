@@ -8,6 +8,7 @@ where torch is imported; it is copied into the sandbox box with the worker.
 
 from __future__ import annotations
 
+import builtins
 import importlib.util
 import inspect
 import os
@@ -25,6 +26,13 @@ else:  # serving, beside worker.py in the box
     import wire
 
 MAX_TEXT, MAX_REPLY_BYTES = wire.MAX_TEXT, wire.MAX_REPLY_BYTES
+# The built-in exception classes, taken when this module loads, before any student code runs, nearest first when
+# sorted by the length of their MRO: what an exception is an instance of is asked of these, so a class of the student's
+# own that only shares a built-in's name (or claims to come from builtins) is not taken for it.
+_BUILTIN_EXCEPTIONS = sorted(
+    ((name, cls) for name, cls in vars(builtins).items() if isinstance(cls, type) and issubclass(cls, BaseException)),
+    key=lambda item: -len(item[1].__mro__),
+)
 
 
 def describe_exception(exc: BaseException, submission: str) -> dict:
@@ -43,7 +51,14 @@ def describe_exception(exc: BaseException, submission: str) -> dict:
         message = str(exc)
     except BaseException:
         message = "<unprintable exception>"
-    return {"type": type(exc).__name__, "message": message[:MAX_TEXT], "traceback": text}
+    return {"type": type(exc).__name__, "message": message[:MAX_TEXT], "traceback": text,
+            "builtins": builtin_classes(exc)}
+
+
+def builtin_classes(exc: BaseException) -> list[str]:
+    """The names of the built-in exception classes ``exc`` is an instance of, nearest first (``except ValueError``
+    catches it exactly when "ValueError" is among them)."""
+    return [name for name, cls in _BUILTIN_EXCEPTIONS if issubclass(type(exc), cls)]
 
 
 def folder_name(folder: Any) -> str:

@@ -72,3 +72,22 @@ def test_a_returned_array_in_the_other_byte_order_reaches_the_grader_with_its_va
     os.close(w)
     got = wire.decode(header["value"], got_blobs, serving.argument_makers())
     assert all(g.dtype.isnative and np.array_equal(g, sent) for g, sent in zip(got, returned, strict=True))
+
+
+class OddDimension(ValueError):
+    pass
+
+
+class ValueErrorLookalike(Exception):
+    __module__ = "builtins"  # claims to be the built-in
+
+
+ValueErrorLookalike.__name__ = ValueErrorLookalike.__qualname__ = "ValueError"
+
+
+def test_an_exception_is_reported_with_the_built_in_classes_it_is_an_instance_of_nearest_first():
+    assert serving.describe_exception(OddDimension("odd"), "/nowhere")["builtins"] == ["ValueError", "Exception", "BaseException"]
+    assert serving.describe_exception(UnicodeDecodeError("utf-8", b"", 0, 1, "x"), "/nowhere")["builtins"][:3] == [
+        "UnicodeDecodeError", "UnicodeError", "ValueError"]
+    described = serving.describe_exception(ValueErrorLookalike("odd"), "/nowhere")
+    assert described["type"] == "ValueError" and described["builtins"] == ["Exception", "BaseException"]
