@@ -149,11 +149,13 @@ class StudentFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._run(args, kwargs, None)
 
-    def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]:
-        """(value, cost) of one call run under ``meter`` (``sandbox/worker/metering.py``: ``work``, ``memory_mb``)."""
-        return self._run(args, kwargs, dict(meter))
+    def metered(self, args: tuple, kwargs: dict, meter: dict, fresh: bool = False) -> tuple[Any, dict]:
+        """(value, cost) of one call run under ``meter`` (``sandbox/worker/metering.py``: ``work``, ``memory_mb``);
+        ``fresh``: in a fresh process of the module, as a new test's first call is (nothing the test's earlier calls
+        left, in the process or in the scratch folder, reaches it)."""
+        return self._run(args, kwargs, dict(meter), fresh)
 
-    def _run(self, args: tuple, kwargs: dict, meter: dict | None) -> Any:
+    def _run(self, args: tuple, kwargs: dict, meter: dict | None, fresh: bool = False) -> Any:
         from ..testkit.calls import describe_call
 
         def describe() -> str:
@@ -162,6 +164,8 @@ class StudentFunction:
         sent_args, sent_kwargs = with_callables(self.module, args, kwargs)
 
         def live(shown: str) -> Any:
+            if fresh:
+                self.session.fresh(self.worker_name)
             return self.guard.call(self.session, self.worker_name, self.module, self.func, sent_args, sent_kwargs,
                                    self.seconds, shown, meter=meter)
 
@@ -170,7 +174,7 @@ class StudentFunction:
             return live(describe())
         key = call_key(self.worker_name, self.func, sent_args, sent_kwargs)
         if meter is not None:
-            key += ":metered:" + json.dumps(meter, sort_keys=True)
+            key += ":metered:" + json.dumps(meter, sort_keys=True) + (":fresh" if fresh else "")
         if tape.recording:
             shown = describe()
             return tape.record(key, lambda: live(shown), shown)

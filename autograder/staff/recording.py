@@ -142,9 +142,10 @@ class TrustedFunction:
                 raised_as=tuple(builtin_classes(exc)),
             ) from None
 
-    def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]:
+    def metered(self, args: tuple, kwargs: dict, meter: dict, fresh: bool = False) -> tuple[Any, dict]:
         """The reference's value and what it cost here, counted as the worker counts (never under a memory cap: this
-        process is the grader's; the sandbox checks the reference under the cap when ``validate`` grades it).
+        process is the grader's; the sandbox checks the reference under the cap when ``validate`` grades it; nothing
+        to start afresh, ``fresh`` is for the sandbox).
 
         No known mistake runs on a metered call's inputs: what the call costs is the point, and a check that compares
         its value gives no hints (the mistakes' outputs at 256 and 1024 tokens in problems 5 and 6 were 18 MB of the

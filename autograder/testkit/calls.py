@@ -109,7 +109,7 @@ class StudentFunction(Protocol):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    def metered(self, args: tuple, kwargs: dict, meter: dict) -> tuple[Any, dict]: ...
+    def metered(self, args: tuple, kwargs: dict, meter: dict, fresh: bool = False) -> tuple[Any, dict]: ...
 
 
 class _Raised:
@@ -139,14 +139,15 @@ class Call:
             raise self._got.error
         return self._got
 
-    def cost(self, work: bool = False, memory_mb: int | None = None) -> dict:
+    def cost(self, work: bool = False, memory_mb: int | None = None, fresh: bool = False) -> dict:
         """Run the call (once) counting what it costs where it runs, and return the counts; ``result()`` then gives its
         value.
 
         ``work``: count torch's operations (``work``: elements written and reduced plus multiply-accumulates;
         ``largest_tensor``; ``random_elements`` drawn and how many of them are ``random_distinct``), at a price in
         speed; ``memory_mb``: the call may add at most this much address space (a larger allocation raises
-        ``MemoryError`` there). Always ``cpu_seconds``, the CPU time of the process that ran it. See
+        ``MemoryError`` there); ``fresh``: run it in a fresh process of the module, which nothing the test's earlier
+        calls left reaches. Always ``cpu_seconds``, the CPU time of the process that ran it. See
         ``sandbox/worker/metering.py``. A metered call gets no hints: no known mistake's output is recorded on its
         inputs (``staff/recording.py``).
         """
@@ -155,7 +156,7 @@ class Call:
                 raise ValueError(f"{self.shown} already ran unmetered: ask for its cost before its result")
             meter = {"work": bool(work)} | ({"memory_mb": int(memory_mb)} if memory_mb else {})
             try:
-                self._got, self._cost = self.fn.metered(self.args, self.kwargs, meter)
+                self._got, self._cost = self.fn.metered(self.args, self.kwargs, meter, fresh=fresh)
             except StudentCallError as exc:
                 self._got = _Raised(exc)  # result() raises it again rather than running the call a second time
                 raise
@@ -164,13 +165,6 @@ class Call:
     def reference(self) -> Any:
         """The reference's value on the same inputs."""
         return reference_value(self.module, self.func, self.args, self.kwargs)
-
-    def keep_reference(self) -> None:
-        """While expected values are recorded, keep the reference's value on these inputs though the reference's own
-        run may never make this call (a call a check makes only when the student's code fails it); grading does
-        nothing here."""
-        if RECORDER.get() is not None:
-            self.reference()
 
     def tolerance(self, rtol: float | None) -> checks.Tolerance:
         return checks.Tolerance(rtol) if rtol is not None else checks.tolerance_for(self.args, self.kwargs)
@@ -260,4 +254,3 @@ def expect_raises(call: Call, exception: str) -> None:
         got_text = f"it returned {checks.describe(got)} instead of raising"
     if not checks.DEFERRED.get():
         raise checks.CheckFailure.labelled(Called=call.shown, Expected=exception, Got=got_text)
-

@@ -15,10 +15,10 @@ without running it where that is slow:
    ``WORK_SIZES[1]`` (about 10 for linear code, 68 for quadratic). Growths, not the times themselves: a fixed cost per
    call (forking a process, a padding loop) would otherwise hide quadratic work. The call at ``WORK_SIZES[1]`` is read
    twice and its lesser CPU time kept, since a burst of load there would raise the growth's denominator; the call at
-   ``LONG_N``, when it fails the check, is read again on other inputs of its length and its lesser CPU time kept, since
-   a burst there (a fair variant writing columns of an 8 MB array once took 0.20 s against its usual 0.05 s in CI,
-   beside the suite's other workers) would fail linear code; other inputs, so that no value kept from the first call
-   makes the second cheap. The two smaller
+   ``LONG_N``, when it fails the check, is read again in a fresh process of the module and its lesser CPU time kept,
+   since a burst there (a fair variant writing columns of an 8 MB array once took 0.20 s against its usual 0.05 s in
+   CI, beside the suite's other workers) would fail linear code; a fresh process, as a new test's, so that nothing the
+   first reading computed (the answer, or answers to inputs it could foresee) makes the second cheap. The two smaller
    calls are counted, which only slows torch's operations: a fair per-token loop then grows less, never more. A fast
    linear call's growth is timer noise, so any growth passes while the call at ``LONG_N`` took at most
    ``CPU_FLOOR_LINEAR_FORMS`` yardsticks more than the one at ``WORK_SIZES[0]``; the yardstick is what causal linear
@@ -62,14 +62,13 @@ CPU_GROWTH_LIMIT, CPU_FLOOR_LINEAR_FORMS = 8**1.5, 15
 
 
 def expect_linear_in_tokens(
-    function: Any, inputs: Callable[..., tuple], never: str, instead: str, long: bool = True
+    function: Any, inputs: Callable[[int], tuple], never: str, instead: str, long: bool = True
 ) -> None:
     """Fail unless ``function(*inputs(n))`` costs time and memory linear in ``n``, then compare its value at ``LONG_N``
     tokens with the reference's. ``never``: what a linear form never does ("sum over all earlier keys for every query");
-    ``instead``: what it does ("carry the running sums S_i and Z_i from one token to the next"). ``inputs(n, draw)``
-    with ``draw=1`` gives other inputs of ``n`` tokens, for the long call read again. ``long=False`` (a public test, at
-    a modest size): torch's work from ``WORK_SIZES[0]`` to ``WORK_SIZES[1]`` tokens only, and the value at
-    ``WORK_SIZES[1]``; the memory cap and the CPU time at ``LONG_N`` are left to a hidden test."""
+    ``instead``: what it does ("carry the running sums S_i and Z_i from one token to the next"). ``long=False`` (a
+    public test, at a modest size): torch's work from ``WORK_SIZES[0]`` to ``WORK_SIZES[1]`` tokens only, and the value
+    at ``WORK_SIZES[1]``; the memory cap and the CPU time at ``LONG_N`` are left to a hidden test."""
     sizes = (*WORK_SIZES, LONG_N) if long else WORK_SIZES
     # Measured before the first call, while none of the student's code runs (once per process).
     floor = CPU_FLOOR_LINEAR_FORMS * linear_attention_seconds(LONG_N) if long else 0.0
@@ -101,16 +100,15 @@ def expect_linear_in_tokens(
             f"{instead}.",
             called=sized[large].shown,
         )
-    # The long call read again, on other inputs of its length, when its CPU time fails the check. A burst of load
-    # there (a page fault meeting reclaim, a cache shared with a busy neighbour) only adds CPU time, so the lesser
-    # reading is kept; other inputs, so that a value kept from the first call cannot make the second cheap. Its value
-    # is recorded whether or not the reference's own run needs it (``Call.keep_reference``).
-    again = Call(function, *inputs(LONG_N, 1)) if long else None
+    # The long call read again when its CPU time fails the check: a burst of load there (a page fault meeting
+    # reclaim, a cache shared with a busy neighbour) only adds CPU time, so the lesser reading is kept. In a fresh
+    # process of the module, as a new test's first call: nothing the first reading computed or kept (its answer, or
+    # answers to inputs it could foresee) reaches the second.
+    again = Call(function, *inputs(LONG_N)) if long else None
     if again is not None:
-        again.keep_reference()
         cpu = {n: costs[n]["cpu_seconds"] for n in sized}
         if cpu_growth(cpu, floor) > CPU_GROWTH_LIMIT:
-            cost = _cost(again, LONG_N, name, never)
+            cost = _cost(again, LONG_N, name, never, fresh=True)
             if cost is None:
                 return
             cpu[LONG_N] = min(cpu[LONG_N], cost["cpu_seconds"])
@@ -123,11 +121,11 @@ def expect_linear_in_tokens(
         again.matches(again.reference(), hints=False)
 
 
-def _cost(call: Call, n: int, name: str, never: str) -> dict | None:
+def _cost(call: Call, n: int, name: str, never: str, fresh: bool = False) -> dict | None:
     """``call``'s cost at ``n`` tokens (the long call under the memory cap), or None once a failure says why there is
     none."""
     try:
-        return call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None)
+        return call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None, fresh=fresh)
     except AssertionError as exc:
         room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n == LONG_N else ""
         fail(
@@ -154,7 +152,7 @@ def expect_cpu_time_linear(name: str, cpu: dict[int, float], floor: float, never
     some times faster gives the same verdict. ``read_twice``: the time at ``LONG_N`` is the lesser of two calls."""
     small, large = WORK_SIZES
     growth = cpu_growth(cpu, floor)
-    lesser = f", the lesser of two calls at {LONG_N} tokens on other inputs" if read_twice else ""
+    lesser = f", the lesser of two calls at {LONG_N} tokens, the second in a fresh process" if read_twice else ""
     expect_true(
         growth <= CPU_GROWTH_LIMIT,
         f"{name}'s CPU time grew {growth:.1f} times as much from {small} to {LONG_N} tokens as from {small} to "

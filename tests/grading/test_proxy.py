@@ -168,3 +168,27 @@ def test_a_call_answered_from_the_tape_is_not_described_again_and_one_that_runs_
                      fresh=lambda: session.fresh("m"))
     assert described == [1, 10], described  # f(1) once as it ran; its replay, nothing; f(10) as it ran live
     assert shown == ["m.f(1)", "m.f(10)"], shown
+
+
+class MeteredSession(FakeSession):
+    """Answers a metered call with its value and a cost."""
+
+    def call(self, module, func, args, kwargs, seconds, shown, meter=None, **_):
+        value = super().call(module, func, args, kwargs, seconds, shown)
+        return (value, {"cpu_seconds": 0.1}) if meter is not None else value
+
+
+def test_a_metered_call_asked_to_run_fresh_starts_a_fresh_process_first_and_is_judged_from_the_tape(judged) -> None:
+    def read_twice(m):
+        m.f(1)
+        value, cost = m.f.metered((2,), {}, {"work": False}, fresh=True)
+        checks.expect_equal(value, 3)
+
+    session = MeteredSession(judged)
+    (result,) = runner.run_tests([_spec("read_twice", read_twice)], {"m": StudentModule(session, "m", 1.0)}, "m",
+                                 fresh=lambda: session.fresh("m"))
+    assert result.passed, result.message
+    calls_and_fresh = [e for e in judged if e[0] in ("call", "fresh")]
+    # the test's own fresh process, its first call, a fresh process for the metered one; then the end of the
+    # recording pass; the judging pass makes no call
+    assert calls_and_fresh == [("fresh",), ("call", 1), ("fresh",), ("call", 2), ("fresh",)]

@@ -37,6 +37,7 @@ CASES = {  # case -> (module, what the student must read)
     "blockwise_popped_modes": ("random_features", r"CPU time grew [0-9.]+ times as much"),
     "quadratic_in_child": ("causal_linear_attention", r"CPU time grew [0-9.]+ times as much"),
     "quadratic_then_cached": ("random_features", r"CPU time grew [0-9.]+ times as much .*, the lesser of two calls"),
+    "quadratic_cached_in_scratch": ("random_features", r"CPU time grew [0-9.]+ times as much .*, the lesser of two calls"),
 }
 # Without seccomp a test's process may ignore SIGCHLD: its children are then reaped without their CPU time being added
 # to its own, and quadratic work there is not seen in /proc; a cgroup of the worker's own counts it all the same
@@ -183,20 +184,20 @@ def test_every_fair_variant_keeps_its_linear_cost_points_judged_from_outside(mod
 
 
 # Not a cheat: the reference, whose first call at 8192 tokens meets a burst of load (CPU time the call did not need, as
-# a page fault meeting reclaim or a cache shared with a busy neighbour adds), here 0.4 s of spinning. Graded through the
-# records as built, so the second reading's expected value must be there though the reference never needed it.
+# a page fault meeting reclaim or a cache shared with a busy neighbour adds), here 0.4 s of spinning. The first reading
+# comes after the calls at 256 and 1024 tokens in the same process; the second, in a fresh process, is its first call.
 BURST_AT_FIRST_LONG_CALL = """
 import time as _time
 
-_unburst, _long_calls = {function}, []
+_unburst, _calls_before = {function}, []
 
 
 def {function}(Q, *args, **kwargs):
-    if Q.shape[-2] == 8192 and not _long_calls:
-        _long_calls.append(1)
+    if Q.shape[-2] == 8192 and _calls_before:
         end = _time.process_time() + 0.4
         while _time.process_time() < end:
             pass
+    _calls_before.append(1)
     return _unburst(Q, *args, **kwargs)
 """
 LONG_FUNCTION = {"random_features": "rff_attention", "causal_linear_attention": "causal_linear_attention"}

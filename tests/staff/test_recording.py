@@ -1,9 +1,7 @@
-"""The recorder: a call a check compares keeps the known mistakes' outputs for hints; a metered call keeps none; a call
-whose reference a check asks to keep is recorded though the reference's run never makes it."""
+"""The recorder: a call a check compares keeps the known mistakes' outputs for hints; a metered call keeps none."""
 
 from autograder.expected.store import encode_inputs, exact_key
 from autograder.staff.recording import Recorder, TrustedModule
-from autograder.testkit import calls
 from autograder.testkit.inputs import randn
 
 MODULE = "random_features"
@@ -26,17 +24,3 @@ def test_a_plain_call_keeps_the_mistakes_outputs_and_a_metered_one_none():
     assert "rff_attention_unnormalised" in recorded_mistakes(recorder, plain)
     assert recorded_mistakes(recorder, metered) == {}
     assert value.shape == (6, 3) and cost["work"] > 0
-
-
-def test_a_call_whose_reference_is_kept_is_recorded_without_being_made_and_grading_looks_nothing_up():
-    recorder = Recorder(MODULE)
-    args = inputs(21)
-    token = calls.RECORDER.set(recorder)
-    try:
-        calls.Call(TrustedModule(recorder).rff_attention, *args).keep_reference()
-    finally:
-        calls.RECORDER.reset(token)
-    entry = recorder.store.entries[exact_key("rff_attention", *encode_inputs(args, {}))]
-    assert entry.output is not None and entry.mistakes == {}
-    calls.Call(TrustedModule(recorder).rff_attention, *inputs(31)).keep_reference()  # not recording: no lookup to fail
-    assert len(recorder.store.entries) == 1

