@@ -6,7 +6,8 @@ worker for all (validate's: Gradescope's room), ``--runs`` times each; before ea
 yardstick again (``testkit/calibration.py``). Prints, per variant, the median CPU seconds at each size, then over the
 runs: what the long call took more than the first in yardsticks, the growth the check judges, how many runs the check
 passes, and how many the check with an absolute floor of 0.25 s at 8192 tokens passes on this machine and on machines
-2 and 4 times as fast per core (every CPU time divided). The check's own verdict does not change when every figure,
+2 and 4 times as fast per core (every CPU time divided); then the call at 16384 tokens in yardsticks of its size, which
+the cap judges. The check's own verdict does not change when every figure,
 the yardstick's included, is divided alike.
 
 Run: .venv/bin/python bench/bench_scaling_cpu.py [--runs 3] [--only NAME_PART] [--sizes 256c,1024c,2048,8192]
@@ -39,7 +40,8 @@ QUADRATIC = re.compile(r"quadratic|over_prefix")
 CHEATS = {"blockwise_popped_modes": "random_features", "quadratic_in_child": "causal_linear_attention",
           "quadratic_meters_undone": "causal_linear_attention"}
 ABSOLUTE_FLOOR, ABSOLUTE_GROWTH_FLOOR = 0.25, 0.005  # the check before the yardstick, for comparison
-SIZES: list[tuple[int, bool]] = [(256, True), (1024, True), (scaling.LONG_N, False)]  # (tokens, counted in torch)
+# (tokens, counted in torch): the growth check's three sizes, then the capped call's
+SIZES: list[tuple[int, bool]] = [(256, True), (1024, True), (scaling.LONG_N, False), (scaling.CAPPED_N, False)]
 MEASURED: dict[str, float | str] = {}
 
 
@@ -52,7 +54,7 @@ def measure_sizes(function, inputs, never, instead, long=True) -> None:  # noqa:
     for n, counted in SIZES:
         try:
             cost = Call(function, *inputs(n)).cost(work=counted,
-                                                   memory_mb=scaling.LONG_MEMORY_MB if n == scaling.LONG_N else None)
+                                                   memory_mb=scaling.LONG_MEMORY_MB if n >= scaling.LONG_N else None)
             MEASURED[key(n, counted)] = cost["cpu_seconds"]
         except AssertionError as exc:
             MEASURED[key(n, counted)] = str(exc).splitlines()[0][:60]
@@ -110,7 +112,8 @@ def verdicts(row: dict) -> tuple[float, float, bool, list[bool]] | None:
 def show(rows: list[dict]) -> None:
     sizes = [key(n, c) for n, c in SIZES]
     print(f"{'variant':<52}" + "".join(f"{s:>7}" for s in sizes)
-          + f"{'yardst.':>8}  {'extra/yardstick':>15}  {'growth':>11}  passes  abs.floor x1 x2 x4")
+          + f"{'yardst.':>8}  {'extra/yardstick':>15}  {'growth':>11}  passes  abs.floor x1 x2 x4  capped (limit "
+            f"{scaling.CPU_CAP_YARDSTICKS})")
     for module, label in dict.fromkeys((r["module"], r["label"]) for r in rows):
         mine = [r for r in rows if (r["module"], r["label"]) == (module, label)]
         cells = ""
@@ -125,6 +128,10 @@ def show(rows: list[dict]) -> None:
             before = " ".join(f"{sum(v[3][i] for v in judged)}/{len(judged)}" for i in range(3))
             line += (f"  {min(extra):6.1f} - {max(extra):6.1f}  {min(growth):4.1f} - {max(growth):4.1f}"
                      f"  {sum(v[2] for v in judged)}/{len(judged)}    {before}")
+        capped = [r[key(scaling.CAPPED_N, False)] / (r["yardstick"] * scaling.CAPPED_N / scaling.LONG_N) for r in mine
+                  if isinstance(r.get(key(scaling.CAPPED_N, False)), float)]
+        if capped:
+            line += f"  {min(capped):5.1f} - {max(capped):5.1f} yardsticks"
         print(line)
 
 
@@ -133,7 +140,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="", help="only the variants whose label holds this")
     parser.add_argument("--sizes", help="tokens, comma-separated, 'c' after one counted in torch (default: the check's, "
-                                        "256c,1024c,8192: those are judged)")
+                                        "256c,1024c,8192,16384: the first three judged by growth)")
     parser.add_argument("--json", type=Path, help="also write every run's figures here")
     args = parser.parse_args()
     if args.sizes:

@@ -25,7 +25,14 @@ without running it where that is slow:
    attention over ``LONG_N`` tokens takes on this machine, timed by the grader in its own thread
    (``testkit/calibration.py``). Every figure the verdict compares is then a ratio of CPU times of one machine: a
    machine some times faster per core divides them all and gives the same verdict (a floor in seconds let the quadratic
-   forms below pass on a machine twice as fast).
+   forms below pass on a machine twice as fast);
+4. a submission can add CPU time to any call, never take it away, so CPU spent only in the smaller calls (50 ms of
+   spinning at 1024 tokens, a second at 256) raised what the long call was compared with and passed quadratic work.
+   So a last call, at ``CAPPED_N`` tokens, in a fresh process (nothing an earlier call computed reaches it), must take
+   at most ``CPU_CAP_YARDSTICKS`` yardsticks of its size, whatever the other calls took: a bound no other reading
+   moves. In yardsticks of their own size, which grow linearly too, quadratic forms take twice at 16384 tokens what
+   they take at 8192 and linear ones the same, so the gap that 8192 tokens left too narrow for a cap (a fair per-token
+   loop 16 yardsticks, quadratic numpy blocks 35) opens to 20.6 against 72 at least.
 
 Measured for problem 6 (causal_linear_attention; in-process, one thread): the reference, the fair variants and the
 N x N form grow 3.99 to 4.02 times in work for 4 times the tokens, a loop that re-sums all earlier keys for every query
@@ -59,6 +66,13 @@ WORK_GROWTH_LIMIT, WORK_FLOOR = 8.0, 100
 # LONG_N tokens takes on this machine, testkit/calibration.py). Measured in yardsticks: every fair variant at most 6.7
 # (the fast ones, whose growth is timer noise), every quadratic form at least 35.
 CPU_GROWTH_LIMIT, CPU_FLOOR_LINEAR_FORMS = 8**1.5, 15
+# A submission can add CPU time to any call, never take it away: CPU spent only in the smaller calls raises what the
+# long one is compared with (50 ms at 1024 tokens passed quadratic work). So a last call, at CAPPED_N tokens in a
+# fresh process, must take at most CPU_CAP_YARDSTICKS yardsticks of CAPPED_N tokens, whatever the other calls took.
+# Measured at 16384 tokens (bench/bench_scaling_cpu.py --sizes 256c,1024c,8192,16384, 3 runs): every fair variant at
+# most 20.6 (the per-token loop; the others 5.3 at most), the quadratic forms at least 72 (quadratic work in a forked
+# process; numpy blocks 76, torch blocks 135).
+CAPPED_N, CPU_CAP_YARDSTICKS = 16384, 40
 
 
 def expect_linear_in_tokens(
@@ -72,6 +86,7 @@ def expect_linear_in_tokens(
     sizes = (*WORK_SIZES, LONG_N) if long else WORK_SIZES
     # Measured before the first call, while none of the student's code runs (once per process).
     floor = CPU_FLOOR_LINEAR_FORMS * linear_attention_seconds(LONG_N) if long else 0.0
+    cap = CPU_CAP_YARDSTICKS * linear_attention_seconds(CAPPED_N) if long else 0.0
     sized = {n: Call(function, *inputs(n)) for n in sizes}
     last = sizes[-1]
     name = sized[last].func
@@ -89,9 +104,11 @@ def expect_linear_in_tokens(
             cost = {**costs[n], "cpu_seconds": min(cost["cpu_seconds"], costs[n]["cpu_seconds"])}
         costs[n] = cost
     growth = costs[large]["work"] / max(costs[small]["work"], 1)
+    linear = True  # so far: the capped call is made only while nothing else has failed (failing code pays no more)
     if costs[large]["work"] > WORK_FLOOR * large:
+        linear = growth <= WORK_GROWTH_LIMIT
         expect_true(
-            growth <= WORK_GROWTH_LIMIT,
+            linear,
             f"with {large // small} times the tokens ({small} -> {large}), {name} did {growth:.1f} times the work in "
             f"torch (elements computed and multiply-accumulates: {costs[small]['work']:,} -> "
             f"{costs[large]['work']:,}); "
@@ -114,20 +131,51 @@ def expect_linear_in_tokens(
             cpu[LONG_N] = min(cpu[LONG_N], cost["cpu_seconds"])
         else:
             again = None
+        linear = linear and cpu_growth(cpu, floor) <= CPU_GROWTH_LIMIT
         expect_cpu_time_linear(name, cpu, floor, never, instead, sized[LONG_N].shown, read_twice=again is not None)
     # No mistake's output is recorded for inputs this large (hints compare values); the messages above say enough.
     sized[last].matches(sized[last].reference(), hints=False)
     if again is not None:
         again.matches(again.reference(), hints=False)
+    if long and linear:
+        expect_cpu_time_capped(function, inputs, name, cap, never, instead)
+
+
+def expect_cpu_time_capped(function: Any, inputs: Callable[[int], tuple], name: str, cap: float, never: str,
+                           instead: str) -> None:
+    """Fail unless ``function(*inputs(CAPPED_N))``, in a fresh process (nothing an earlier call computed reaches it),
+    takes at most ``cap`` CPU seconds (read again, in another fresh process, when it takes more: a burst of load only
+    adds CPU time), then compare its value with the reference's."""
+    readings = []
+    for _ in range(2):
+        call = Call(function, *inputs(CAPPED_N))
+        cost = _cost(call, CAPPED_N, name, never, fresh=True)
+        if cost is None:
+            return
+        readings.append((cost["cpu_seconds"], call))
+        if cost["cpu_seconds"] <= cap:
+            break
+    seconds, call = min(readings, key=lambda reading: reading[0])
+    lesser = f" (the lesser of {len(readings)} calls, each in a fresh process)" if len(readings) > 1 else ""
+    expect_true(
+        seconds <= cap,
+        f"{name} took {seconds:.2f} s of CPU for {CAPPED_N} tokens{lesser}, counting every thread and process it ran: "
+        f"{seconds / cap * CPU_CAP_YARDSTICKS:.0f} times what linear attention over {CAPPED_N} tokens takes on this "
+        f"machine, where time linear in N is accepted up to {CPU_CAP_YARDSTICKS} times ({cap:.2f} s), whatever the "
+        f"smaller calls took: it may not {never}; {instead}.",
+        called=call.shown,
+    )
+    for _, made in readings:
+        made.matches(made.reference(), hints=False)
 
 
 def _cost(call: Call, n: int, name: str, never: str, fresh: bool = False) -> dict | None:
     """``call``'s cost at ``n`` tokens (the long call under the memory cap), or None once a failure says why there is
     none."""
     try:
-        return call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n == LONG_N else None, fresh=fresh)
+        return call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n >= LONG_N else None, fresh=fresh)
     except AssertionError as exc:
-        room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n == LONG_N else ""
+        room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n >= LONG_N else ""
         fail(
             f"{exc}\nWith N = {n} tokens, {name} must use time and memory linear in N: it may never build an N x N "
             f"matrix (an N x N float64 matrix would need {size_in_bytes(n * n * 8)} here{room}), nor {never}."

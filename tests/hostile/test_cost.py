@@ -38,12 +38,21 @@ CASES = {  # case -> (module, what the student must read)
     "quadratic_in_child": ("causal_linear_attention", r"CPU time grew [0-9.]+ times as much"),
     "quadratic_then_cached": ("random_features", r"CPU time grew [0-9.]+ times as much .*, the lesser of two calls"),
     "quadratic_cached_in_scratch": ("random_features", r"CPU time grew [0-9.]+ times as much .*, the lesser of two calls"),
+    "padded_at_1024": ("random_features", r"took [0-9.]+ s of CPU for 16384 tokens .* whatever the smaller calls took"),
+    "padded_at_256": ("causal_linear_attention", r"CPU time grew|took [0-9.]+ s of CPU for 16384 tokens"),
 }
 # Without seccomp a test's process may ignore SIGCHLD: its children are then reaped without their CPU time being added
 # to its own, and quadratic work there is not seen in /proc; a cgroup of the worker's own counts it all the same
 # (docs/threat_model.md). Keyed by (case, whether such a child's CPU is counted).
 CANNOT_STOP = {("quadratic_in_child", False): "without seccomp or a cgroup of the worker's own, an ignored SIGCHLD hides "
                                               "a child's CPU time"}
+
+
+# What no mode stops (docs/threat_model.md): CPU spent only in problem 6's smaller calls passes its growth check, and
+# numpy's blocks of queries against earlier keys (N^2 (C + M) / 2 multiply-accumulates with C = 2) take less at 16384
+# tokens than a fair per-token loop, so no cap on that call can tell them apart.
+KNOWN_LIMITS = {"padded_at_256": "problem 6's quadratic numpy blocks, padded at 256 tokens, cost less than a fair "
+                                 "per-token loop at 16384"}
 
 
 def counts_children_reaped_unseen(mode) -> bool:
@@ -163,7 +172,7 @@ def test_the_reference_keeps_its_linear_cost_points(mode, module, tmp_path, requ
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_quadratic_work_with_the_meters_undone_loses_its_linear_cost_points(mode, case, tmp_path, request):
     module, says = CASES[case]
-    reason = CANNOT_STOP.get((case, counts_children_reaped_unseen(mode)))
+    reason = CANNOT_STOP.get((case, counts_children_reaped_unseen(mode))) or KNOWN_LIMITS.get(case)
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
     passed, message = long_test_verdict(mode, request, tmp_path / "sub", f"1_{case}", module, cheat(case))

@@ -8,6 +8,8 @@ from autograder.testkit import CheckFailure, scaling
 
 NEVER, INSTEAD = "meet every key for every query", "sum over the keys once"
 YARDSTICK = 0.0125  # seconds of linear attention over LONG_N tokens, as the grader's machine measured it
+CAPPED_LINEAR = 0.09  # a fast linear call at CAPPED_N tokens (the reference of problem 5), unless a test says otherwise
+CAPPED = scaling.CAPPED_N
 
 
 class FakeCall:
@@ -26,10 +28,10 @@ class FakeCall:
 
     def cost(self, work: bool = False, memory_mb: int | None = None, fresh: bool = False) -> dict:
         assert work == (self.n in scaling.WORK_SIZES)
-        assert memory_mb == (scaling.LONG_MEMORY_MB if self.n == scaling.LONG_N else None)
+        assert memory_mb == (scaling.LONG_MEMORY_MB if self.n >= scaling.LONG_N else None)
         self.read.append(self.n)
         self.fresh.append(fresh)
-        found = self.costs[self.n]
+        found = self.costs.get(self.n, {"cpu_seconds": CAPPED_LINEAR})
         if isinstance(found, list):
             found = found.pop(0)
         if isinstance(found, Exception):
@@ -74,7 +76,7 @@ def sized(small_work, large_work, large_cpu, long_cpu):
 
 def test_linear_work_passes_and_the_long_call_is_compared(fake):
     check(fake, sized(1_000_000, 4_010_000, 0.02, 0.11))
-    assert fake.compared == [scaling.LONG_N]
+    assert fake.compared == [scaling.LONG_N, CAPPED]
 
 
 def test_work_that_grows_as_n_squared_fails_and_says_what_to_do(fake):
@@ -92,7 +94,7 @@ def test_numpy_work_is_judged_by_cpu_time_above_its_floor(fake):
         check(fake, sized(0, 0, 0.03, 1.275))
     floor = scaling.CPU_FLOOR_LINEAR_FORMS * YARDSTICK
     check(fake, sized(0, 0, 0.003, 0.01 + floor))  # too little more than the small call to time, whatever its growth
-    assert fake.compared == [scaling.LONG_N]
+    assert fake.compared == [scaling.LONG_N, CAPPED]
     with pytest.raises(CheckFailure, match=rf"at most {floor:.2f} s more than the one at 256: "
                                            rf"{scaling.CPU_FLOOR_LINEAR_FORMS} times what linear attention"):
         check(fake, sized(0, 0, 0.003, 0.02 + floor))
@@ -131,7 +133,7 @@ def test_a_fixed_cost_per_call_does_not_hide_quadratic_cpu_time(fake):
                      scaling.LONG_N: {"cpu_seconds": 0.441}})
     check(fake, {256: {"work": 0, "cpu_seconds": 0.014}, 1024: {"work": 0, "cpu_seconds": 0.052},
                  scaling.LONG_N: {"cpu_seconds": 0.4}})  # linear after the same fixed cost: 10.2 times
-    assert fake.compared == [scaling.LONG_N]
+    assert fake.compared == [scaling.LONG_N, CAPPED]
 
 
 def test_the_call_at_the_larger_work_size_is_read_again_after_the_long_one_and_its_least_cpu_time_kept(fake):
@@ -148,7 +150,7 @@ def test_the_call_at_the_larger_work_size_is_read_again_after_the_long_one_and_i
     # A second reading that costs more changes nothing: linear work after a fixed cost still passes.
     check(fake, {small: {"work": 0, "cpu_seconds": 0.014}, large: [{"work": 0, "cpu_seconds": 0.052}, {"work": 0, "cpu_seconds": 0.09}],
                  scaling.LONG_N: {"cpu_seconds": 0.4}})
-    assert fake.compared == [scaling.LONG_N] and fake.read == [small, large, scaling.LONG_N, large]
+    assert fake.compared == [scaling.LONG_N, CAPPED] and fake.read == [small, large, scaling.LONG_N, large, CAPPED]
 
 
 def test_a_call_at_the_larger_work_size_that_fails_when_read_again_fails_the_check(fake):
@@ -161,7 +163,7 @@ def test_a_call_at_the_larger_work_size_that_fails_when_read_again_fails_the_che
 
 def test_a_slow_counted_loop_passes_when_its_long_call_is_not_slower(fake):
     check(fake, sized(337_540, 1_349_764, 1.12, 1.0))
-    assert fake.compared == [scaling.LONG_N]
+    assert fake.compared == [scaling.LONG_N, CAPPED]
 
 
 def test_an_allocation_refused_at_the_long_length_names_the_matrix_and_the_cap(fake):
@@ -203,9 +205,9 @@ def test_a_long_call_that_fails_is_read_again_in_a_fresh_process_and_its_lesser_
     yardstick(monkeypatch, 0.0121)
     small, large, long = *scaling.WORK_SIZES, scaling.LONG_N
     check(fake, burst_at_long(0.20, 0.052))
-    assert fake.read == [small, large, long, large, long]
-    assert fake.fresh == [False] * 4 + [True]  # nothing the first reading computed or kept makes the second cheap
-    assert fake.compared == [long, long]  # the second call's value is judged too
+    assert fake.read == [small, large, long, large, long, CAPPED]
+    assert fake.fresh == [False] * 4 + [True, True]  # nothing the first reading computed or kept makes the second cheap
+    assert fake.compared == [long, long, CAPPED]  # the second call's value is judged too
 
 
 def test_read_once_the_burst_fails_fair_code(fake, monkeypatch):
@@ -220,7 +222,8 @@ def test_read_once_the_burst_fails_fair_code(fake, monkeypatch):
 def test_a_linear_long_call_is_read_once(fake):
     small, large, long = *scaling.WORK_SIZES, scaling.LONG_N
     check(fake, sized(0, 0, 0.02, 0.11))
-    assert fake.read == [small, large, long, large] and fake.compared == [long] and not any(fake.fresh)
+    assert fake.read == [small, large, long, large, CAPPED] and fake.compared == [long, CAPPED]
+    assert fake.fresh == [False] * 4 + [True]  # the capped call runs in a fresh process
 
 
 def test_quadratic_work_read_again_still_fails(fake):
@@ -235,3 +238,37 @@ def test_a_long_call_that_fails_when_read_again_fails_the_check(fake):
     with pytest.raises(CheckFailure, match=r"^m\.attend raised MemoryError\nWith N = 8192 tokens"):
         check(fake, sized(0, 0, 0.02, None) | {scaling.LONG_N: [{"cpu_seconds": 1.5}, CheckFailure("m.attend raised MemoryError")]})
     assert not fake.compared
+
+
+# CPU spent only in the smaller calls: problem 5's blockwise numpy form (0.41 s at 8192 tokens, 1.65 s at 16384) with
+# 50 ms of spinning in each call at 1024 tokens grows 7 times, under the limit.
+PADDED_AT_1024 = {256: {"work": 0, "cpu_seconds": 0.008}, 1024: [{"work": 0, "cpu_seconds": 0.063}] * 2,
+                  scaling.LONG_N: {"cpu_seconds": 0.41}}
+
+
+def test_cpu_time_spent_in_the_smaller_calls_does_not_pass_quadratic_work(fake):
+    cap = scaling.CPU_CAP_YARDSTICKS * YARDSTICK * CAPPED / scaling.LONG_N
+    with pytest.raises(CheckFailure, match=rf"took 1\.65 s of CPU for 16384 tokens \(the lesser of 2 calls, each in a "
+                                           rf"fresh process\), .*: 66 times what linear attention over 16384 tokens "
+                                           rf"takes on this machine, where .* up to 40 times \({cap:.2f} s\), whatever "
+                                           rf"the smaller calls took"):
+        check(fake, PADDED_AT_1024 | {CAPPED: [{"cpu_seconds": 1.65}, {"cpu_seconds": 1.7}]})
+    assert fake.read[-2:] == [CAPPED, CAPPED] and fake.fresh[-2:] == [True, True]
+    assert fake.compared == [scaling.LONG_N]  # the value of a call that failed its time is not judged
+
+
+def test_the_capped_call_passes_the_slowest_fair_form_and_reads_a_burst_again_in_a_fresh_process(fake):
+    small, large, long = *scaling.WORK_SIZES, scaling.LONG_N
+    # The per-token loop of problem 6: 0.445 s at 16384 tokens, 18 yardsticks of that size here.
+    check(fake, sized(0, 0, 0.17, 0.22) | {CAPPED: {"cpu_seconds": 0.445}})
+    assert fake.read == [small, large, long, large, CAPPED] and fake.compared == [long, CAPPED]
+    fake.read, fake.compared, fake.fresh = [], [], []
+    check(fake, sized(0, 0, 0.02, 0.11) | {CAPPED: [{"cpu_seconds": 1.2}, {"cpu_seconds": 0.09}]})
+    assert fake.read == [small, large, long, large, CAPPED, CAPPED] and fake.fresh == [False] * 4 + [True, True]
+    assert fake.compared == [long, CAPPED, CAPPED]
+
+
+def test_a_capped_call_refused_its_memory_names_the_cap(fake):
+    with pytest.raises(CheckFailure, match=r"^m\.attend raised MemoryError\nWith N = 16384 tokens, attend must use time "
+                                           r"and memory linear in N: .* would need 2 GiB here, more than the 256 MiB"):
+        check(fake, sized(0, 0, 0.02, 0.11) | {CAPPED: CheckFailure("m.attend raised MemoryError")})
