@@ -39,7 +39,7 @@ CASES = {  # case -> (module, what the student must read)
     "quadratic_then_cached": ("random_features", r"CPU time grew [0-9.]+ times as much .*, the lesser of two calls"),
     "quadratic_cached_in_scratch": ("random_features", r"CPU time grew [0-9.]+ times as much .*, the lesser of two calls"),
     "padded_at_1024": ("random_features", r"took [0-9.]+ s of CPU for 16384 tokens .* whatever the smaller calls took"),
-    "padded_at_256": ("causal_linear_attention", r"CPU time grew|took [0-9.]+ s of CPU for 16384 tokens"),
+    "padded_at_256": ("causal_linear_attention", r"CPU time grew"),
 }
 # Without seccomp a test's process may ignore SIGCHLD: its children are then reaped without their CPU time being added
 # to its own, and quadratic work there is not seen in /proc; a cgroup of the worker's own counts it all the same
@@ -52,7 +52,7 @@ CANNOT_STOP = {("quadratic_in_child", False): "without seccomp or a cgroup of th
 # numpy's blocks of queries against earlier keys (N^2 (C + M) / 2 multiply-accumulates with C = 2) take less at 16384
 # tokens than a fair per-token loop, so no cap on that call can tell them apart.
 KNOWN_LIMITS = {"padded_at_256": "problem 6's quadratic numpy blocks, padded at 256 tokens, cost less than a fair "
-                                 "per-token loop at 16384"}
+                                 "per-token loop at 16384 tokens, so problem 6 makes no capped call"}
 
 
 def counts_children_reaped_unseen(mode) -> bool:

@@ -272,3 +272,10 @@ def test_a_capped_call_refused_its_memory_names_the_cap(fake):
     with pytest.raises(CheckFailure, match=r"^m\.attend raised MemoryError\nWith N = 16384 tokens, attend must use time "
                                            r"and memory linear in N: .* would need 2 GiB here, more than the 256 MiB"):
         check(fake, sized(0, 0, 0.02, 0.11) | {CAPPED: CheckFailure("m.attend raised MemoryError")})
+
+
+def test_a_check_without_the_capped_call_makes_none(fake):
+    small, large, long = *scaling.WORK_SIZES, scaling.LONG_N
+    fake.costs = sized(0, 0, 0.02, 0.11)
+    scaling.expect_linear_in_tokens("attend", inputs, never=NEVER, instead=INSTEAD, capped=False)
+    assert fake.read == [small, large, long, large] and fake.compared == [long]
