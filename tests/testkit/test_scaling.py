@@ -65,7 +65,7 @@ def inputs(n: int) -> tuple[int]:
 
 def check(fake, costs: dict[int, dict | Exception]) -> None:
     fake.costs = costs
-    scaling.expect_linear_in_tokens("attend", inputs, never=NEVER, instead=INSTEAD)
+    scaling.expect_linear_in_tokens("attend", inputs, never=NEVER, instead=INSTEAD, capped_inputs=inputs)
 
 
 def sized(small_work, large_work, large_cpu, long_cpu):
@@ -274,8 +274,8 @@ def test_a_capped_call_refused_its_memory_names_the_cap(fake):
         check(fake, sized(0, 0, 0.02, 0.11) | {CAPPED: CheckFailure("m.attend raised MemoryError")})
 
 
-def test_a_check_without_the_capped_call_makes_none(fake):
+def test_a_check_given_no_inputs_for_the_capped_call_makes_none(fake):
     small, large, long = *scaling.WORK_SIZES, scaling.LONG_N
     fake.costs = sized(0, 0, 0.02, 0.11)
-    scaling.expect_linear_in_tokens("attend", inputs, never=NEVER, instead=INSTEAD, capped=False)
+    scaling.expect_linear_in_tokens("attend", inputs, never=NEVER, instead=INSTEAD)
     assert fake.read == [small, large, long, large] and fake.compared == [long]

@@ -47,9 +47,7 @@ def expect_linear_cost(module, first_seed, long=True):
     def inputs(n):
         return tuple(randn(n, cols, seed=first_seed + i) for i, cols in enumerate((2, 2, 64)))
 
-    # No call at 16384 tokens under a cap (testkit/scaling.py): with two feature columns, numpy's blocks of queries
-    # against earlier keys cost less there than a fair per-token loop, so a cap cannot tell them apart
-    # (docs/threat_model.md).
+    # No capped call at 16384 tokens (testkit/scaling.py): with two feature columns, numpy's blocks of queries against
+    # earlier keys cost less there than a fair per-token loop, so a cap cannot tell them apart (docs/threat_model.md).
     expect_linear_in_tokens(module.causal_linear_attention, inputs, never="sum over all earlier keys for every query",
-                            instead="carry the running sums S_i and Z_i from one token to the next", long=long,
-                            capped=False)
+                            instead="carry the running sums S_i and Z_i from one token to the next", long=long)
