@@ -128,16 +128,15 @@ def expect_linear_in_tokens(
     # reclaim, a cache shared with a busy neighbour) only adds CPU time, so the lesser reading is kept. In a fresh
     # process of the module, as a new test's first call: nothing the first reading computed or kept (its answer, or
     # answers to inputs it could foresee) reaches the second.
-    again = Call(function, *inputs(LONG_N)) if long else None
-    if again is not None:
+    again = None
+    if long:
         cpu = {n: costs[n]["cpu_seconds"] for n in sized}
         if cpu_growth(cpu, floor) > CPU_GROWTH_LIMIT:
+            again = Call(function, *inputs(LONG_N))
             cost = _cost(again, LONG_N, name, never, fresh=True)
             if cost is None:
                 return
             cpu[LONG_N] = min(cpu[LONG_N], cost["cpu_seconds"])
-        else:
-            again = None
         linear = linear and cpu_growth(cpu, floor) <= CPU_GROWTH_LIMIT
         expect_cpu_time_linear(name, cpu, floor, never, instead, sized[LONG_N].shown, read_twice=again is not None)
     # No mistake's output is recorded for inputs this large (hints compare values); the messages above say enough.
