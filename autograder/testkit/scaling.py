@@ -132,11 +132,11 @@ def expect_linear_in_tokens(
     if long:
         cpu = {n: costs[n]["cpu_seconds"] for n in sized}
         if cpu_growth(cpu, floor) > CPU_GROWTH_LIMIT:
-            again = Call(function, *inputs(LONG_N))
-            cost = _cost(again, LONG_N, name, never, fresh=True)
-            if cost is None:
+            reading = _read_in_fresh_process(function, inputs, LONG_N, name, never)
+            if reading is None:
                 return
-            cpu[LONG_N] = min(cpu[LONG_N], cost["cpu_seconds"])
+            seconds, again = reading
+            cpu[LONG_N] = min(cpu[LONG_N], seconds)
         linear = linear and cpu_growth(cpu, floor) <= CPU_GROWTH_LIMIT
         expect_cpu_time_linear(name, cpu, floor, never, instead, sized[LONG_N].shown, read_twice=again is not None)
     # No mistake's output is recorded for inputs this large (hints compare values); the messages above say enough.
@@ -154,12 +154,11 @@ def expect_cpu_time_capped(function: Any, inputs: Callable[[int], tuple], name: 
     adds CPU time), then compare its value with the reference's."""
     readings = []
     for _ in range(2):
-        call = Call(function, *inputs(CAPPED_N))
-        cost = _cost(call, CAPPED_N, name, never, fresh=True)
-        if cost is None:
+        reading = _read_in_fresh_process(function, inputs, CAPPED_N, name, never)
+        if reading is None:
             return
-        readings.append((cost["cpu_seconds"], call))
-        if cost["cpu_seconds"] <= cap:
+        readings.append(reading)
+        if reading[0] <= cap:
             break
     seconds, call = min(readings, key=lambda reading: reading[0])
     lesser = f" (the lesser of {len(readings)} calls, each in a fresh process)" if len(readings) > 1 else ""
@@ -173,6 +172,15 @@ def expect_cpu_time_capped(function: Any, inputs: Callable[[int], tuple], name: 
     )
     for _, made in readings:
         made.matches(made.reference(), hints=False)
+
+
+def _read_in_fresh_process(function: Any, inputs: Callable[[int], tuple], n: int, name: str,
+                           never: str) -> tuple[float, Call] | None:
+    """(CPU seconds, the call) of ``function(*inputs(n))`` run in a fresh process of the module, or None once a failure
+    says why there is none."""
+    call = Call(function, *inputs(n))
+    cost = _cost(call, n, name, never, fresh=True)
+    return None if cost is None else (cost["cpu_seconds"], call)
 
 
 def _cost(call: Call, n: int, name: str, never: str, fresh: bool = False) -> dict | None:

