@@ -186,7 +186,15 @@ def open_sessions(assignment: Assignment, count: int | None = None) -> list[Work
         return []
     count = count or parallel_workers(len(assignment.problems))
     memory = worker_memory.choose(assignment).mb
-    return [WorkerSession(memory_mb=memory, start_now=True, self_check=True) for _ in range(count)]
+    sessions: list[WorkerSession] = []
+    try:
+        for _ in range(count):
+            sessions.append(WorkerSession(memory_mb=memory, start_now=True, self_check=True))
+    except BaseException:
+        for session in sessions:  # the caller never gets them to close
+            session.close()
+        raise
+    return sessions
 
 
 def verdict(report: GradeReport, assignment: Assignment) -> str:

@@ -355,7 +355,9 @@ TMP_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm")  # where a box may be, besides $T
 def remove_dead_boxes() -> list[Path]:
     """Delete the boxes (holding students' modules) that a process killed before its cleanup left in the temporary
     folders (``kill -9`` runs none); a box whose process lives, or whose name does not say its process, stays."""
-    removed = []
+    removed: list[Path] = []
+    if os.name == "nt":  # no such boxes there, and os.kill(pid, 0) would end the process
+        return removed
     for folder in dict.fromkeys((tempfile.gettempdir(), *TMP_FOLDERS)):
         try:
             boxes = [p for p in Path(folder).glob(f"{BOX_PREFIX}*") if p.is_dir() and not p.is_symlink()]

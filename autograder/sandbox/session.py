@@ -55,7 +55,11 @@ class WorkerSession:
         self.restarts = 0
         self.grouped = False  # whether the last worker that started has a cgroup of its own (its calls' CPU read there)
         if start_now:
-            self._begin()
+            try:
+                self._begin()
+            except BaseException:
+                self.close()  # no one else holds the session yet: its box and uid would outlive the run
+                raise
 
     @property
     def protections(self) -> policy.Protections:

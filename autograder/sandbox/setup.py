@@ -34,8 +34,11 @@ class SandboxSetup:
             self_check
         ):  # the student's own code, as root (Colab): no uid switch, no chmod, no mirror or lock left behind
             protections = dataclasses.replace(protections, is_root=False)
+        # A run killed before its cleanup (kill -9, a notebook kernel ended) left its box: the next session removes it.
+        runtime.remove_dead_boxes()
         who = identity.lease() if protections.drop_user else None
         fresh_reason = zygote.unusable(self_check, protections) or ""
+        box = None
         try:
             box = runtime.Box.create(who.uid, who.gid) if who else runtime.Box.create()
             if who is None:
@@ -46,6 +49,8 @@ class SandboxSetup:
             interpreter = runtime.this_interpreter() if protections.bwrap else _interpreter_for(who)
             return cls(protections, who, box, interpreter, fresh_reason)
         except BaseException:
+            if box is not None:
+                box.remove()
             if who is not None:
                 who.release()
             raise

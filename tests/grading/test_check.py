@@ -183,3 +183,23 @@ def test_slow_calls_count_what_ran_not_what_waited_for_a_cpu_nor_what_was_stoppe
         "on larger inputs, where a slow form runs out of time.",
         "m.k was slow: 3 call(s) ran 3.3 s in all, the slowest 1.1 s of the 10 s a call may take. Hidden tests may call it "
         "on larger inputs, where a slow form runs out of time."]
+
+
+def test_sessions_opened_before_one_that_failed_are_closed(monkeypatch, assignment):
+    opened = []
+
+    class Session:
+        def __init__(self, **kwargs):
+            if len(opened) == 2:
+                raise RuntimeError("the third worker did not start")
+            self.closed = False
+            opened.append(self)
+
+        def close(self):
+            self.closed = True
+
+    monkeypatch.setattr(grading_check, "WorkerSession", Session)
+    monkeypatch.setattr(grading_check, "portable_reason", lambda: None)
+    with pytest.raises(RuntimeError, match="third worker"):
+        grading_check.open_sessions(assignment, 3)
+    assert [s.closed for s in opened] == [True, True]

@@ -451,3 +451,16 @@ def test_a_module_that_fills_the_process_limit_costs_another_worker_of_the_same_
         assert out["starts"] == "started", out
     else:
         assert "a user namespace of its own (its processes count against" in out["protections"]
+
+
+def test_a_session_whose_worker_fails_to_start_leaves_no_box(killed_run_tmp, monkeypatch):
+    if policy.portable_reason():
+        pytest.skip(f"the worker cannot run here: {policy.portable_reason()}")
+
+    def fails(self):
+        raise errors.SandboxFault("the grading worker did not start")
+
+    monkeypatch.setattr(WorkerSession, "_begin", fails)
+    with pytest.raises(errors.SandboxFault):
+        WorkerSession(memory_mb=2000, start_now=True)
+    assert list(killed_run_tmp.iterdir()) == []
