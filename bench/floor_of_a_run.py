@@ -15,6 +15,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from autograder import settings  # noqa: E402
+
+settings.one_blas_thread()  # as every door that starts a grading process does, before numpy loads
+
 from autograder.sandbox.session import WorkerSession  # noqa: E402
 
 
