@@ -169,7 +169,7 @@ def _located_in(tree: _Tree, modules: list[str]) -> Located:
 
 
 def _single_zip(entries: list[str]) -> str | None:
-    zips = [e for e in entries if "/" not in e and e.lower().endswith(".zip") and not _is_noise(e)]
+    zips = [e for e in entries if len(_parts(e)) == 1 and e.lower().endswith(".zip") and not _is_noise(e)]
     return zips[0] if len(zips) == 1 else None
 
 
@@ -238,6 +238,12 @@ def _open_zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[zipf
         yield inner
 
 
+def _parts(entry: str) -> list[str]:
+    """The folders and file name of a path in a submission. A backslash separates them too: Windows' own zip tools
+    (PowerShell's Compress-Archive) write it, and a zip extracted elsewhere keeps it in the file's name."""
+    return entry.replace("\\", "/").split("/")
+
+
 def _unsafe(entry: str) -> bool:
     parts = PurePosixPath(entry.replace("\\", "/")).parts
     return entry.startswith(("/", "\\")) or ".." in parts or (len(parts) > 0 and ":" in parts[0])
@@ -251,12 +257,12 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
     located.ignored += [f"{e} (unsafe path, not extracted)" for e in entries if _unsafe(e)]
     found: dict[str, list[str]] = {m: [] for m in modules}
     for entry in safe:
-        name = entry.rsplit("/", 1)[-1]
+        name = _parts(entry)[-1]
         if name.endswith(".py") and name[:-3] in found and not _is_noise(entry):
             found[name[:-3]].append(entry)
     used = set()
     for module in modules:
-        where = sorted(found[module], key=lambda e: (e.count("/"), e))
+        where = sorted(found[module], key=lambda e: (len(_parts(e)), e))
         used.update(where)  # a module that could not be read is reported as a problem, not as ignored
         if not where:
             located.problems[module] = f"{module}.py was not found in the submission"
@@ -278,7 +284,7 @@ def _from_entries(entries: list[str], modules: list[str], read, label: str) -> L
                 located.problems[module] = f"{where[0]} could not be read: {_why(exc)}"
     rest = sorted(e for e in safe if e not in used and not _is_noise(e))
     for entry in rest:
-        module = near_miss(entry.rsplit("/", 1)[-1], modules)
+        module = near_miss(_parts(entry)[-1], modules)
         if module is not None:
             located.near_misses[entry] = module
             if module in located.missing:
@@ -311,5 +317,5 @@ def near_miss(name: str, modules: list[str]) -> str | None:
 
 
 def _is_noise(entry: str) -> bool:
-    parts = entry.split("/")
+    parts = _parts(entry)
     return any(p in SKIPPED_FOLDERS for p in parts) or parts[-1] in (".DS_Store",)

@@ -126,6 +126,33 @@ def test_modules_are_found_at_any_depth_as_a_zipped_handout_folder_holds_them(tm
     assert located.ignored == ["attention-handout/README.md"]
 
 
+def test_backslashes_in_a_zip_separate_folders_as_windows_zip_tools_write_them(tmp_path):
+    # PowerShell 5.1's Compress-Archive writes "folder\\file.py"; unzip and Windows read that as folders.
+    zipped = tmp_path / "sub.zip"
+    zipped.write_bytes(zip_bytes({
+        "attention-handout\\student_template\\qkv_arithmetic.py": b"# q\n",
+        "attention-handout\\complexity.py": b"# c\n",
+        "attention-handout\\__pycache__\\complexity.py": b"# bytecode's folder\n",
+        "attention-handout\\qkv_arithmetic (1).py": b"# a copy\n",
+        "..\\complexity.py": b"# outside\n",
+    }))
+    located = submission.locate(zipped, MODULES)
+    assert located.sources == {"qkv_arithmetic": b"# q\n", "complexity": b"# c\n"} and not located.problems
+    assert located.paths["qkv_arithmetic"] == "attention-handout\\student_template\\qkv_arithmetic.py"
+    assert located.ignored == ["..\\complexity.py (unsafe path, not extracted)",
+                               "attention-handout\\qkv_arithmetic (1).py (did you mean qkv_arithmetic.py? only that exact name is read)"]
+
+
+def test_a_folder_whose_file_names_hold_backslashes_is_read_as_its_zip_was(tmp_path):
+    # What such a zip becomes when extracted where a backslash is no separator (Linux keeps it in the name).
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "attention-handout\\qkv_arithmetic.py").write_bytes(b"# q\n")
+    (folder / "attention-handout\\complexity.py").write_bytes(b"# c\n")
+    located = submission.locate(folder, MODULES)
+    assert located.sources == {"qkv_arithmetic": b"# q\n", "complexity": b"# c\n"} and not located.problems
+
+
 def test_a_name_found_twice_is_refused_with_both_paths(tmp_path):
     folder = tmp_path / "sub"
     (folder / "old").mkdir(parents=True)
