@@ -76,6 +76,10 @@ CPU_GROWTH_LIMIT, CPU_FLOOR_LINEAR_FORMS = 8**1.5, 15
 # 3 runs): every fair variant at most 10.1, the quadratic forms at least 92 (numpy blocks; torch blocks under popped
 # modes 160). On problem 6's inputs its fair per-token loop took 20.6 and its quadratic numpy blocks less (see below).
 CAPPED_N, CPU_CAP_YARDSTICKS = 16384, 40
+# The capped call judges CPU time; its memory room only refuses an N x N float64 matrix (2 GiB at CAPPED_N). It is the
+# first call of a fresh process, so the threads a module starts there (torch.set_num_threads(16): 8 MiB of stack each)
+# are reserved inside it: 256 MiB refused linear code that used 16 threads.
+CAPPED_MEMORY_MB = 1024
 
 
 def expect_linear_in_tokens(
@@ -183,13 +187,19 @@ def _read_in_fresh_process(function: Any, inputs: Callable[[int], tuple], n: int
     return None if cost is None else (cost["cpu_seconds"], call)
 
 
+def memory_room_mb(n: int) -> int | None:
+    """The address space a call at ``n`` tokens may add (None: no cap below ``LONG_N``)."""
+    return CAPPED_MEMORY_MB if n >= CAPPED_N else LONG_MEMORY_MB if n >= LONG_N else None
+
+
 def _cost(call: Call, n: int, name: str, never: str, fresh: bool = False) -> dict | None:
     """``call``'s cost at ``n`` tokens (the long call under the memory cap), or None once a failure says why there is
     none."""
+    room_mb = memory_room_mb(n)
     try:
-        return call.cost(work=n in WORK_SIZES, memory_mb=LONG_MEMORY_MB if n >= LONG_N else None, fresh=fresh)
+        return call.cost(work=n in WORK_SIZES, memory_mb=room_mb, fresh=fresh)
     except AssertionError as exc:
-        room = f", more than the {LONG_MEMORY_MB} MiB this call may use" if n >= LONG_N else ""
+        room = f", more than the {room_mb} MiB this call may use" if room_mb else ""
         fail(
             f"{exc}\nWith N = {n} tokens, {name} must use time and memory linear in N: it may never build an N x N "
             f"matrix (an N x N float64 matrix would need {size_in_bytes(n * n * 8)} here{room}), nor {never}."

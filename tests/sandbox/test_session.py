@@ -464,3 +464,36 @@ def test_a_session_whose_worker_fails_to_start_leaves_no_box(killed_run_tmp, mon
     with pytest.raises(errors.SandboxFault):
         WorkerSession(memory_mb=2000, start_now=True)
     assert list(killed_run_tmp.iterdir()) == []
+
+
+THREADS = b'''
+import torch
+
+
+def address_space_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize"):
+            return int(line.split()[1]) // 1024
+
+
+def spread(threads):
+    before = address_space_mb()
+    torch.set_num_threads(threads)
+    x = torch.ones(512, 512, dtype=torch.float64)
+    for _ in range(3):
+        (x @ x).sum() + torch.exp(torch.ones(1_000_000, dtype=torch.float64)).sum()
+    return address_space_mb() - before
+'''
+
+
+def test_threads_a_module_starts_reserve_their_stacks_and_no_allocator_arena_each():
+    # Each thread's own glibc arena reserved 64 MB: 8 threads added 526 MB of address space, past a call's hard cap.
+    if policy.portable_reason():
+        pytest.skip(f"the worker cannot run here: {policy.portable_reason()}")
+    session = WorkerSession(memory_mb=2000, start_now=True)
+    try:
+        session.switch(session.stage({"threads": THREADS}))
+        added = session.call("threads", "spread", (8,), {}, 30, "threads.spread(8)")
+    finally:
+        session.close()
+    assert added <= 8 * 8 + 32, f"8 threads added {added} MB of address space"

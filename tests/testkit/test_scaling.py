@@ -28,7 +28,7 @@ class FakeCall:
 
     def cost(self, work: bool = False, memory_mb: int | None = None, fresh: bool = False) -> dict:
         assert work == (self.n in scaling.WORK_SIZES)
-        assert memory_mb == (scaling.LONG_MEMORY_MB if self.n >= scaling.LONG_N else None)
+        assert memory_mb == scaling.memory_room_mb(self.n)
         self.read.append(self.n)
         self.fresh.append(fresh)
         found = self.costs.get(self.n, {"cpu_seconds": CAPPED_LINEAR})
@@ -270,7 +270,7 @@ def test_the_capped_call_passes_the_slowest_fair_form_and_reads_a_burst_again_in
 
 def test_a_capped_call_refused_its_memory_names_the_cap(fake):
     with pytest.raises(CheckFailure, match=r"^m\.attend raised MemoryError\nWith N = 16384 tokens, attend must use time "
-                                           r"and memory linear in N: .* would need 2 GiB here, more than the 256 MiB"):
+                                           r"and memory linear in N: .* would need 2 GiB here, more than the 1024 MiB"):
         check(fake, sized(0, 0, 0.02, 0.11) | {CAPPED: CheckFailure("m.attend raised MemoryError")})
 
 

@@ -209,11 +209,29 @@ def enter_sandbox(args: argparse.Namespace) -> None:
     args.module_processes = None if own_count else args.max_processes + _tasks_of(os.getuid())
 
 
+# glibc's mallopt parameter for the most arenas its allocator keeps (malloc.h).
+M_ARENA_MAX = -8
+
+
+def one_malloc_arena() -> None:
+    """Let every thread of this process and its children allocate from one glibc arena. By default each thread that
+    allocates gets an arena of its own, which reserves 64 MB of address space: a module that starts torch's threads
+    (``torch.set_num_threads(4)``) added 45 to 90 MB a thread that it never used, and failed a call's hard
+    address-space cap (the long-sequence tests') with linear code. Elsewhere (another C library) nothing changes."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).mallopt(ctypes.c_int(M_ARENA_MAX), ctypes.c_int(1))
+    except (OSError, AttributeError):
+        pass
+
+
 def import_libraries(args: argparse.Namespace) -> None:
     """Import what every module's child shares (torch, the layers' libraries), then cap the address space."""
     import cleanup  # noqa: F401 - used by FirstProcess.wipe
     import torch
 
+    one_malloc_arena()
     torch.set_num_threads(1)
     # torch sets itself up on its first operation in a process (it reads the CPU's features in /proc and /sys, sets
     # its thread pools); done here, before any fork, every test's process inherits it instead of doing it again.
