@@ -58,7 +58,7 @@ def measure_sizes(function, inputs, never, instead, long=True, capped_inputs=Non
         made = capped_inputs if n == scaling.CAPPED_N else inputs
         try:
             cost = Call(function, *made(n)).cost(work=counted,
-                                                   memory_mb=scaling.LONG_MEMORY_MB if n >= scaling.LONG_N else None)
+                                                   memory_mb=scaling.memory_room_mb(n))
             MEASURED[key(n, counted)] = cost["cpu_seconds"]
         except AssertionError as exc:
             MEASURED[key(n, counted)] = str(exc).splitlines()[0][:60]

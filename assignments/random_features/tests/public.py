@@ -207,9 +207,9 @@ def test_error_is_reproducible_from_its_seed(random_features):
 
 
 def modest_sequence_inputs(n):
-    # As the hidden test's, with draws of their own: 64 features and 64 value columns, so that the N_q x N_k forms pay
+    # As the hidden test's, with draws of their own: 64 features and 8 value columns, so that the N_q x N_k forms pay
     # N^2 (2F + M) multiply-accumulates and the linear forms N x 2F x (D + M).
-    return randn(n, 2, seed=60, scale=0.3), randn(n, 2, seed=61, scale=0.3), randn(n, 64, seed=62), randn(64, 2, seed=63) / 2**0.25
+    return randn(n, 2, seed=60, scale=0.3), randn(n, 2, seed=61, scale=0.3), randn(n, 8, seed=62), randn(64, 2, seed=63) / 2**0.25
 
 
 @test_case(points=0.5, hidden=False)
