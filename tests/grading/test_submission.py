@@ -112,35 +112,31 @@ def test_an_inner_zip_in_a_zip_has_a_size_cap_and_symlinks_inside_are_refused(tm
     assert sorted(os.listdir(tmp_path)) == ["export.zip"]
 
 
-def test_modules_are_found_at_any_depth_as_a_zipped_handout_folder_holds_them(tmp_path):
+def located_in_zip(tmp_path, files):
+    """What ``locate`` finds in a zip of ``files`` (name -> content)."""
     zipped = tmp_path / "sub.zip"
-    zipped.write_bytes(zip_bytes({
-        "attention-handout/student_template/qkv_arithmetic.py": b"# q\n",
-        "attention-handout/student_template/complexity.py": b"# c\n",
-        "attention-handout/README.md": b"read me",
-        "attention-handout/.venv/lib/python3.11/site-packages/complexity.py": b"# a package's own\n",
-    }))
-    located = submission.locate(zipped, MODULES)
-    assert located.sources == {"qkv_arithmetic": b"# q\n", "complexity": b"# c\n"} and not located.problems
-    assert located.paths["complexity"] == "attention-handout/student_template/complexity.py"
-    assert located.ignored == ["attention-handout/README.md"]
+    zipped.write_bytes(zip_bytes(files))
+    return submission.locate(zipped, MODULES)
 
 
-def test_backslashes_in_a_zip_separate_folders_as_windows_zip_tools_write_them(tmp_path):
-    # PowerShell 5.1's Compress-Archive writes "folder\\file.py"; unzip and Windows read that as folders.
-    zipped = tmp_path / "sub.zip"
-    zipped.write_bytes(zip_bytes({
-        "attention-handout\\student_template\\qkv_arithmetic.py": b"# q\n",
-        "attention-handout\\complexity.py": b"# c\n",
-        "attention-handout\\__pycache__\\complexity.py": b"# bytecode's folder\n",
-        "attention-handout\\qkv_arithmetic (1).py": b"# a copy\n",
-        "..\\complexity.py": b"# outside\n",
-    }))
-    located = submission.locate(zipped, MODULES)
+@pytest.mark.parametrize("sep", ["/", "\\"])  # "\\": as PowerShell 5.1's Compress-Archive writes paths (unzip reads them so)
+def test_modules_are_found_at_any_depth_as_a_zipped_handout_folder_holds_them(tmp_path, sep):
+    top = "attention-handout"
+    template = f"{top}{sep}student_template"
+    located = located_in_zip(tmp_path, {
+        f"{template}{sep}qkv_arithmetic.py": b"# q\n",
+        f"{template}{sep}complexity.py": b"# c\n",
+        f"{top}{sep}README.md": b"read me",
+        sep.join([top, ".venv", "lib", "python3.11", "site-packages", "complexity.py"]): b"# a package's own\n",
+        f"{top}{sep}__pycache__{sep}complexity.py": b"# bytecode's folder\n",
+        f"{top}{sep}qkv_arithmetic (1).py": b"# a copy\n",
+        f"..{sep}complexity.py": b"# outside\n",
+    })
     assert located.sources == {"qkv_arithmetic": b"# q\n", "complexity": b"# c\n"} and not located.problems
-    assert located.paths["qkv_arithmetic"] == "attention-handout\\student_template\\qkv_arithmetic.py"
-    assert located.ignored == ["..\\complexity.py (unsafe path, not extracted)",
-                               "attention-handout\\qkv_arithmetic (1).py (did you mean qkv_arithmetic.py? only that exact name is read)"]
+    assert located.paths["complexity"] == f"{template}{sep}complexity.py"
+    assert located.ignored == [f"..{sep}complexity.py (unsafe path, not extracted)",
+                               f"{top}{sep}qkv_arithmetic (1).py (did you mean qkv_arithmetic.py? only that exact name is read)",
+                               f"{top}{sep}README.md"]
 
 
 def test_a_folder_whose_file_names_hold_backslashes_is_read_as_its_zip_was(tmp_path):
