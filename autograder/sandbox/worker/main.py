@@ -216,8 +216,9 @@ M_ARENA_MAX = -8
 def one_malloc_arena() -> None:
     """Let every thread of this process and its children allocate from one glibc arena. By default each thread that
     allocates gets an arena of its own, which reserves 64 MB of address space: a module that starts torch's threads
-    (``torch.set_num_threads(4)``) added 45 to 90 MB a thread that it never used, and failed a call's hard
-    address-space cap (the long-sequence tests') with linear code. Elsewhere (another C library) nothing changes."""
+    added 254 MB with 4 of them and 526 MB with 8 (31 and 64 MB, their stacks, with one arena), memory it never used,
+    and failed a call's hard address-space cap (the long-sequence tests') with linear code. Elsewhere (another C
+    library) nothing changes."""
     import ctypes
 
     try:
